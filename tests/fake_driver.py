@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""A driver that speaks docs/protocol.md and misbehaves on request, for the harness tests.
+
+Its libraries name its behaviour: `good` does the carsales work honestly (the expected
+answers come from wirebench.workloads), the others crash, hang, lie, print garbage, ...
+FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from wirebench import workloads  # noqa: E402
+
+BEHAVIOURS = (
+    "good",
+    "crash",
+    "hang",
+    "liar",
+    "unverified",
+    "garbage",
+    "fail",
+    "silent",
+    "wrongcell",
+    "twolines",
+)
+
+
+def cells():
+    for lib in BEHAVIOURS:
+        for mode in ("object", "pipe"):
+            yield {
+                "suite": "rpc",
+                "case": "carsales",
+                "lib": lib,
+                "params": {"mode": mode, "compression": "none", "reuse": "reuse"},
+            }
+    yield {"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": "16KiB"}}
+
+
+def parse(argv):
+    opts = {}
+    it = iter(argv)
+    for flag in it:
+        if not flag.startswith("--"):
+            sys.exit(f"fake: unexpected argument {flag!r}")
+        opts[flag[2:]] = next(it)
+    return opts
+
+
+def serve(opts):
+    requests = 0
+    with os.fdopen(int(opts["in-fd"]), "rb") as rd, os.fdopen(int(opts["out-fd"]), "wb") as wr:
+        for line in rd:
+            requests += 1
+            wr.write(line)
+            wr.flush()
+    print(json.dumps({"protocol": 1, "role": "server", "requests": requests, "verified": True}))
+
+
+def main():
+    if sys.argv[1:] == ["info"]:
+        print(json.dumps({"protocol": 1, "lang": "fake", "versions": {"fake": "1.0"}}))
+        return
+    if sys.argv[1:] == ["list"]:
+        for c in cells():
+            print(json.dumps(c))
+        return
+    if sys.argv[1:2] != ["run"]:
+        print("usage: fake_driver info|list|run ...", file=sys.stderr)
+        sys.exit(2)
+    opts = parse(sys.argv[2:])
+    lib = opts["lib"]
+    if opts.get("role") == "server":
+        return serve(opts)
+    iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
+    params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}
+    if lib == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if lib == "hang":
+        time.sleep(3600)
+    if lib == "fail":
+        print("fake: response 7 was wrong: total 12 != 13", file=sys.stderr)
+        sys.exit(1)
+    if lib == "garbage":
+        print("this is not JSON {")
+        return
+    if lib == "silent":
+        return
+    if opts["suite"] == "limit":
+        check, size = 16 << 10, iters * (16 << 10)
+    else:
+        check = workloads.digest("carsales", iters)
+        size = 1000 * iters
+    if opts.get("role") == "client":
+        with os.fdopen(int(opts["out-fd"]), "wb") as wr, os.fdopen(int(opts["in-fd"]), "rb") as rd:
+            for i in range(warmup + iters * samples):
+                wr.write(b"%d\n" % i)
+                wr.flush()
+                if rd.readline() != b"%d\n" % i:
+                    sys.exit("fake client: wrong echo")
+    time.sleep(float(os.environ.get("FAKE_SLEEP", "0")) * samples)
+    result = {
+        "protocol": 1,
+        "lang": "fake",
+        "suite": opts["suite"],
+        "case": opts["case"],
+        "lib": lib,
+        "params": params,
+        "role": opts.get("role", "local"),
+        "iters": iters,
+        "warmup": warmup,
+        "samples_ns": [1000 * iters + 37 * s for s in range(samples)],
+        "bytes": [size] * samples,
+        "check": [check] * samples,
+        "verified": lib != "unverified",
+        "responses_checked": warmup + iters * samples,
+        "versions": {"fake": "1.0"},
+    }
+    if lib == "liar":
+        result["check"] = [check + 1] * samples
+    if lib == "wrongcell":
+        result["case"] = "catrank"
+    print(json.dumps(result))
+    if lib == "twolines":
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

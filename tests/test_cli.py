@@ -1,0 +1,104 @@
+"""The command line: good runs report, bad input gets a clear error and loses nothing."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from wirebench import cli
+
+
+@pytest.fixture
+def run(fake, tmp_path):
+    db = tmp_path / "w.db"
+
+    def invoke(*args):
+        return CliRunner().invoke(cli.main, [*args, "--db", str(db)])
+
+    invoke.db = db
+    return invoke
+
+
+def test_run_then_report_and_runs(run):
+    r = run("run", "--lib", "good", "--iters", "3", "--samples", "2", "--repeat", "2")
+    assert r.exit_code == 0, r.output
+    assert "rpc / carsales" in r.output and "Machine limit" in r.output
+    md = (run.db.parent / "report-1.md").read_text()
+    assert "# wirebench report: run 1" in md and "fake/good" in md
+    assert "placement" in md and "one-core" in md
+    r = run("report", "--json")
+    data = json.loads(r.output)
+    assert data["run"]["status"] == "complete"
+    keys = {c["key"] for c in data["cells"]}
+    assert "rpc/carsales/fake/good compression=none mode=object reuse=reuse" in keys
+    assert all(c["status"] == "ok" for c in data["cells"])
+    r = run("runs")
+    assert r.exit_code == 0 and "complete" in r.output
+
+
+def test_failed_cells_are_reported_with_their_reason(run):
+    r = run(
+        "run",
+        "--lib",
+        "good,garbage",
+        "--mode",
+        "object",
+        "--iters",
+        "2",
+        "--samples",
+        "1",
+        "--repeat",
+        "1",
+        "--no-limits",
+    )
+    assert r.exit_code == 1
+    assert "ERROR" in r.output
+    assert (
+        "garbage compression=none mode=object reuse=reuse: process 1: malformed result" in r.output
+    )
+    assert "Errors (these cells have no number)" in r.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--mode", "pipes"], "unknown mode 'pipes'"),
+        (["run", "--lang", "cobol"], "unknown language 'cobol'"),
+        (["run", "--lib", "prost"], "unknown lib 'prost'"),
+        (["run", "--resume", "7"], "no run 7"),
+        (["run", "--profile", "huge"], "'huge' is not one of"),
+        (["run", "--repeat", "0"], "0 is not in the range"),
+        (["run", "--bogus"], "No such option '--bogus'"),
+        (["report", "--run", "3"], "no results database"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(run, args, message):
+    r = run(*args)
+    assert r.exit_code == 2
+    assert message in r.output
+
+
+def test_bad_input_loses_no_stored_result(run):
+    assert (
+        run("run", "--lib", "good", "--iters", "2", "--samples", "1", "--repeat", "1").exit_code
+        == 0
+    )
+    assert run("run", "--mode", "nope").exit_code == 2
+    assert run("run", "--resume", "1", "--lib", "good").exit_code == 2
+    r = run("report", "--run", "1", "--json")
+    assert json.loads(r.output)["run"]["status"] == "complete"
+
+
+def test_corrupt_database_is_named(fake, tmp_path):
+    db = tmp_path / "junk.db"
+    db.write_bytes(b"not a database" * 100)
+    r = CliRunner().invoke(cli.main, ["runs", "--db", str(db)])
+    assert r.exit_code == 2 and "junk.db" in r.output
+
+
+def test_list_shows_drivers(fake):
+    r = CliRunner().invoke(cli.main, ["list", "--json"])
+    data = json.loads(r.output)
+    assert data["drivers"]["fake"]["built"] is True
+    assert "good" in data["drivers"]["fake"]["libs"]
+    assert data["params"]["placement"] == ["one-core", "two-cores", "unpinned"]

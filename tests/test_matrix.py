@@ -1,0 +1,105 @@
+import pytest
+
+from wirebench import matrix
+
+LISTED = {
+    "cpp": [
+        {
+            "suite": "rpc",
+            "case": case,
+            "lib": lib,
+            "params": {"mode": mode, "compression": comp, "reuse": reuse},
+        }
+        for case in ("carsales", "catrank", "eval")
+        for lib in ("capnp", "protobuf", "null")
+        for mode in ("object", "bytes", "pipe", "pipe-async")
+        for comp in (("none", "packed") if lib == "capnp" else ("none",))
+        for reuse in ("reuse", "no-reuse")
+    ]
+    + [
+        {"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": b}}
+        for b in ("16KiB", "1MiB", "64MiB")
+    ],
+}
+
+
+def expand(**filters):
+    parsed = {k: matrix.parse_filter(k, v) for k, v in filters.items()}
+    return matrix.expand(LISTED, parsed)
+
+
+def test_everything_by_default_with_limits():
+    cells = expand()
+    rpc = [c for c in cells if c.suite == "rpc"]
+    assert len(rpc) == 3 * (16 + 8 + 8)
+    assert len([c for c in cells if c.suite == "limit"]) == 3
+    assert all(c.param["placement"] == "one-core" for c in rpc if c.is_pipe)
+    assert all(c.server_lang == "cpp" for c in rpc if c.is_pipe)
+    assert len({c.key for c in cells}) == len(cells)
+
+
+def test_filters_combine():
+    cells = expand(case="eval", lib="capnp", mode="bytes,pipe", compression="packed")
+    rpc = [c for c in cells if c.suite == "rpc"]
+    assert {(c.param["mode"], c.param["reuse"]) for c in rpc} == {
+        ("bytes", "reuse"),
+        ("bytes", "no-reuse"),
+        ("pipe", "reuse"),
+        ("pipe", "no-reuse"),
+    }
+    assert all(c.case == "eval" and c.param["compression"] == "packed" for c in rpc)
+
+
+def test_placements_multiply_pipe_cells_only():
+    cells = expand(case="eval", lib="null", reuse="reuse", placement="one-core,two-cores")
+    modes = sorted(
+        (c.param["mode"], c.param.get("placement", "")) for c in cells if c.suite == "rpc"
+    )
+    assert modes == [
+        ("bytes", ""),
+        ("object", ""),
+        ("pipe", "one-core"),
+        ("pipe", "two-cores"),
+        ("pipe-async", "one-core"),
+        ("pipe-async", "two-cores"),
+    ]
+
+
+def test_limits_can_be_left_out_or_chosen_alone():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    assert all(c.suite == "rpc" for c in matrix.expand(LISTED, parsed, include_limits=False))
+    only = expand(suite="limit", block="1MiB")
+    assert [c.key for c in only] == ["limit/memcpy/cpp/memcpy block=1MiB"]
+
+
+def test_null_sorts_first_as_the_floor():
+    cells = [c for c in expand(case="carsales", mode="object", reuse="reuse") if c.suite == "rpc"]
+    assert [c.lib for c in cells][0] == "null"
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("mode", "pipes", "unknown mode 'pipes'; known: object, bytes, pipe, pipe-async"),
+        ("case", "carsale", "unknown case 'carsale'"),
+        ("suite", "codec", "unknown suite 'codec'"),
+    ],
+)
+def test_unknown_values_are_named(name, value, message):
+    with pytest.raises(matrix.MatrixError, match=message):
+        matrix.parse_filter(name, value)
+
+
+def test_unknown_lib_and_empty_selection():
+    with pytest.raises(matrix.MatrixError, match="unknown lib 'prost'"):
+        expand(lib="prost")
+    with pytest.raises(matrix.MatrixError, match="select no cell"):
+        expand(lib="null", compression="packed")
+
+
+def test_cell_json_round_trip_and_key():
+    cell = expand(case="eval", lib="capnp", mode="pipe", compression="packed", reuse="reuse")[0]
+    assert matrix.Cell.from_json(cell.to_json()) == cell
+    assert cell.key == (
+        "rpc/eval/cpp/capnp compression=packed mode=pipe placement=one-core reuse=reuse"
+    )

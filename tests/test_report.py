@@ -1,0 +1,109 @@
+"""Report rendering from a hand-made store: floors, limits, noise flags, errors."""
+
+import json
+
+from wirebench import report, runner
+from wirebench.matrix import Cell
+from wirebench.store import Store
+
+
+def add(store, run_id, cell, groups, nbytes, iters=10, error=None):
+    key = cell.key
+    for rep, g in enumerate(groups):
+        outcome = runner.Outcome(
+            "ok" if error is None else "error",
+            error=error,
+            result={
+                "samples_ns": [int(v * iters) for v in g],
+                "bytes": [nbytes] * len(g),
+                "check": [0] * len(g),
+            },
+            wall_ns=1,
+            user_ns=5,
+            sys_ns=1,
+            max_rss_kb=1000 + rep,
+        )
+        store.add_process(run_id, key, rep, outcome)
+    store.finish_cell(run_id, key)
+
+
+def make_run(tmp_path):
+    store = Store(tmp_path / "r.db")
+    cells = {
+        "null": Cell.make(
+            "rpc", "eval", "cpp", "null", {"mode": "bytes", "reuse": "reuse", "compression": "none"}
+        ),
+        "capnp": Cell.make(
+            "rpc",
+            "eval",
+            "cpp",
+            "capnp",
+            {"mode": "bytes", "reuse": "reuse", "compression": "none"},
+        ),
+        "noisy": Cell.make(
+            "rpc",
+            "eval",
+            "cpp",
+            "protobuf",
+            {"mode": "bytes", "reuse": "reuse", "compression": "none"},
+        ),
+        "broken": Cell.make(
+            "rpc",
+            "carsales",
+            "cpp",
+            "capnp",
+            {"mode": "object", "reuse": "reuse", "compression": "none"},
+        ),
+        "memcpy": Cell.make("limit", "memcpy", "cpp", "memcpy", {"block": "1MiB"}),
+    }
+    plan = {
+        "profile": "quick",
+        "timeout": 1,
+        "order": "interleaved",
+        "cells": [
+            {"cell": c.to_json(), "iters": 10, "samples": 2, "warmup": 1, "reps": 2}
+            for c in cells.values()
+        ],
+    }
+    prov = {
+        "git": {"revision": "abc123", "dirty": True},
+        "host": "h",
+        "cpu": "CPU",
+        "cpus": 2,
+        "kernel": "k",
+        "governor": None,
+        "drivers": {"cpp": {"versions": {"capnp": "0.9.2"}}},
+    }
+    run_id = store.create_run("quick", "wirebench run", plan, prov)
+    add(store, run_id, cells["null"], [[100, 100], [100, 100]], 1000)
+    add(store, run_id, cells["capnp"], [[300, 300], [300, 300]], 1000)
+    add(store, run_id, cells["noisy"], [[100, 200], [150, 300]], 800)
+    add(store, run_id, cells["broken"], [[1, 1]], 0, error="driver exited with status 1: boom")
+    add(store, run_id, cells["memcpy"], [[1000, 1000], [1000, 1000]], 10 * (1 << 20))
+    return store, run_id
+
+
+def test_markdown_report(tmp_path):
+    store, run_id = make_run(tmp_path)
+    data = report.build(store, run_id)
+    md = report.markdown(data)
+    assert "git abc123 (dirty)" in md and "cpp: capnp 0.9.2" in md
+    assert "## rpc / eval: time per request+response" in md
+    capnp_row = next(line for line in md.splitlines() if line.startswith("| cpp/capnp | bytes"))
+    assert "300 ns" in capnp_row and "3.00x [3.00-3.00]" in capnp_row
+    assert "| 100 B | 333 |" in capnp_row  # 1000 bytes per 10-iteration sample
+    # memcpy moves 1 MiB per 1000 ns: 100 bytes take 0.0954 ns
+    assert "0.0954 ns" in capnp_row
+    assert "ERROR" in md and "process 1: driver exited with status 1: boom" in md
+    assert "Cells with spread above 5%" in md and "cpp/protobuf" in md
+    assert "## Machine limit: memcpy bandwidth" in md and "| 1048.58 |" in md  # B/ns = GB/s
+
+
+def test_json_report(tmp_path):
+    store, run_id = make_run(tmp_path)
+    data = report.as_json(report.build(store, run_id))
+    json.dumps(data)
+    by_lib = {c["lib"]: c for c in data["cells"] if c["suite"] == "rpc" and c["case"] == "eval"}
+    assert by_lib["capnp"]["ns_per_iter"]["median"] == 300
+    assert by_lib["protobuf"]["ns_per_iter"]["noisy"] is True
+    assert by_lib["capnp"]["max_rss_kb"] == 1001

@@ -1,0 +1,341 @@
+"""The `wirebench` command: list, build, run, report, runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from . import catalog, drivers, env, matrix, report, runner
+from .store import Store
+
+DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
+console = Console(stderr=True)
+# Tables are wide: when stdout is not a terminal, do not fold them to 80 columns.
+out = Console(width=None if sys.stdout.isatty() else 220)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    sys.exit(code)
+
+
+def _db_option(f):
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=lambda: Path(os.environ.get("WIREBENCH_DB", DEFAULT_DB)),
+        show_default="results/wirebench.db",
+        help="SQLite file holding the results.",
+    )(f)
+
+
+def _open_store(db: Path) -> Store:
+    try:
+        return Store(db)
+    except Exception as e:  # sqlite3.DatabaseError and OSError alike: name the file
+        _fail(f"cannot open the results database {db}: {e}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """wirebench: verified, repeatable benchmarks of serialization, messaging and byte I/O
+    across languages. `wirebench run` measures and reports; see README.md."""
+
+
+# -- list ----------------------------------------------------------------------------------------
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def list_cmd(as_json: bool) -> None:
+    """Suites, cases, parameters, implementations, and which drivers are built here."""
+    langs = {}
+    for lang, d in drivers.DRIVERS.items():
+        entry = {"built": d.is_built(), "executable": d.executable, "missing": d.missing()}
+        if d.is_built():
+            try:
+                cells = drivers.list_cells(lang)
+                entry["libs"] = sorted({c["lib"] for c in cells})
+                entry["cells"] = len(cells)
+                entry["versions"] = drivers.info(lang).get("versions", {})
+            except drivers.DriverError as e:
+                entry["error"] = str(e)
+        langs[lang] = entry
+    data = {
+        "suites": {
+            s: {"description": d, "cases": catalog.CASES[s]} for s, d in catalog.SUITES.items()
+        },
+        "params": {k: list(v) for k, v in catalog.PARAMS.items()},
+        "placements": catalog.PLACEMENTS,
+        "profiles": {p.name: p.description for p in catalog.PROFILES.values()},
+        "drivers": langs,
+    }
+    if as_json:
+        out.print_json(json.dumps(data))
+        return
+    for suite, s in data["suites"].items():
+        out.print(f"[bold]suite {suite}[/]: {s['description']}")
+        for case, desc in s["cases"].items():
+            out.print(f"  case {case}: {desc}")
+    out.print("[bold]parameters[/]")
+    for k, v in data["params"].items():
+        out.print(f"  {k}: {', '.join(v)}")
+    out.print("[bold]profiles[/]")
+    for k, v in data["profiles"].items():
+        out.print(f"  {k}: {v}")
+    out.print("[bold]drivers[/]")
+    for lang, e in langs.items():
+        if e["built"]:
+            libs = ", ".join(f"{lang}/{lib}" for lib in e.get("libs", []))
+            out.print(f"  {lang}: built, {e.get('cells', '?')} cells; {libs} {e.get('error', '')}")
+        else:
+            missing = f" (missing: {', '.join(e['missing'])})" if e["missing"] else ""
+            out.print(f"  {lang}: not built: `wirebench build {lang}`{missing}")
+
+
+# -- build ---------------------------------------------------------------------------------------
+
+
+def _build(langs: list[str], only_missing: bool = False) -> None:
+    for lang in langs:
+        d = drivers.get(lang)
+        if only_missing and d.is_built():
+            continue
+        console.print(f"building the {lang} driver", highlight=False)
+        try:
+            d.build_driver(lambda m: console.print(f"  {m}", highlight=False, markup=False))
+        except drivers.DriverError as e:
+            _fail(str(e), 1)
+
+
+@main.command()
+@click.argument("langs", nargs=-1)
+def build(langs: tuple[str, ...]) -> None:
+    """Builds the drivers (all, or the languages named)."""
+    try:
+        selected = [drivers.get(lang).lang for lang in langs] or list(drivers.DRIVERS)
+    except drivers.DriverError as e:
+        _fail(str(e))
+    _build(selected)
+    console.print("built: " + ", ".join(selected), highlight=False)
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+def _filter_options(f):
+    helps = {
+        "suite": "Suites (rpc, limit).",
+        "case": "Cases (carsales, catrank, eval, ...).",
+        "lang": "Languages (cpp, ...).",
+        "lib": "Libraries (capnp, protobuf, null, ...).",
+        "mode": "object, bytes, pipe, pipe-async.",
+        "compression": "none, packed.",
+        "reuse": "reuse, no-reuse.",
+        "placement": "Pipe cells: one-core (default), two-cores, unpinned.",
+        "block": "memcpy block sizes.",
+    }
+    for name in reversed(matrix.FILTER_NAMES):
+        f = click.option(f"--{name}", metavar="LIST", help=helps[name] + " Comma list.")(f)
+    return f
+
+
+@main.command()
+@_filter_options
+@click.option(
+    "--profile",
+    type=click.Choice(list(catalog.PROFILES)),
+    default=catalog.DEFAULT_PROFILE,
+    show_default=True,
+    help="How much work: quick or standard (published counts).",
+)
+@click.option("--repeat", type=click.IntRange(1), help="Processes per cell (profile's by default).")
+@click.option("--samples", type=click.IntRange(1), help="Timed samples per process.")
+@click.option("--iters", type=click.IntRange(1), help="Iterations per sample, for every case.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds one process may take.")
+@click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
+@click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
+@click.option(
+    "--report/--no-report",
+    "show_report",
+    default=True,
+    show_default=True,
+    help="Print the report and write it as Markdown when done.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run's results as JSON.")
+@_db_option
+def run(
+    profile, repeat, samples, iters, timeout, no_limits, resume, show_report, as_json, db, **filters
+) -> None:
+    """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
+    store = _open_store(db)
+    if resume is not None:
+        row = store.run(resume)
+        if row is None:
+            _fail(f"no run {resume} in {db}; `wirebench runs` lists them")
+        if any(v for v in filters.values()) or repeat or samples or iters:
+            _fail("--resume finishes a run as it was planned; it takes no filters")
+        plan = json.loads(row["plan"])
+        run_id = resume
+        langs = sorted(
+            {c["cell"]["lang"] for c in plan["cells"]}
+            | {c["cell"]["server_lang"] for c in plan["cells"] if c["cell"]["server_lang"]}
+        )
+        _build(langs, only_missing=True)
+    else:
+        try:
+            parsed = {k: matrix.parse_filter(k, v) for k, v in filters.items()}
+            langs = sorted(parsed["lang"] or drivers.DRIVERS)
+            for lang in langs:
+                drivers.get(lang)
+        except (matrix.MatrixError, drivers.DriverError) as e:
+            _fail(str(e))
+        _build(langs)
+        try:
+            listed = {lang: list(drivers.list_cells(lang)) for lang in langs}
+            cells = matrix.expand(listed, parsed, include_limits=not no_limits)
+        except (matrix.MatrixError, drivers.DriverError) as e:
+            _fail(str(e))
+        plan = runner.make_plan(cells, catalog.PROFILES[profile], repeat, samples, iters, timeout)
+        command = shlex.join(["wirebench", *sys.argv[1:]])
+        run_id = store.create_run(profile, command, plan, env.provenance(langs))
+    executables = {lang: drivers.get(lang).path for lang in langs}
+    status = _run_with_progress(store, run_id, plan, executables)
+    data = report.build(store, run_id)
+    if status == "interrupted":
+        console.print(
+            f"interrupted: finished cells are stored; `wirebench run --resume {run_id}` "
+            "completes the run",
+            highlight=False,
+        )
+    if as_json:
+        out.print_json(json.dumps(report.as_json(data)))
+    elif show_report:
+        _emit_report(data, db)
+    if status == "interrupted":
+        sys.exit(130)
+    if data["errors"]:
+        console.print(
+            f"{len(data['errors'])} cells failed; their errors are in the report", highlight=False
+        )
+        sys.exit(1)
+
+
+def _run_with_progress(store, run_id, plan, executables) -> str:
+    tasks = runner.tasks(plan, executables)
+    console.print(
+        f"run {run_id}: {len(plan['cells'])} cells, {len(tasks)} processes, "
+        f"profile {plan['profile']}",
+        highlight=False,
+    )
+    failures = 0
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task("starting", total=len(tasks))
+
+        def on_progress(task, rep, outcome):
+            nonlocal failures
+            if outcome is None:
+                progress.update(bar, description=f"{task.cell.key} #{rep + 1}"[:70])
+                return
+            if outcome != "skipped" and not outcome.ok:
+                failures += 1
+                progress.console.print(
+                    f"[red]FAILED[/] {task.cell.key}: {outcome.error}", highlight=False
+                )
+            progress.advance(bar)
+
+        return runner.run_plan(store, run_id, plan, executables, on_progress)
+
+
+def _emit_report(data: dict, db: Path) -> Path:
+    report.print_terminal(data, out)
+    path = db.parent / f"report-{data['run']['id']}.md"
+    path.write_text(report.markdown(data))
+    console.print(f"report written to {path}", highlight=False)
+    return path
+
+
+# -- report, runs --------------------------------------------------------------------------------
+
+
+@main.command("report")
+@click.option("--run", "run_id", type=int, metavar="ID", help="The run (default: the latest).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@_db_option
+def report_cmd(run_id, as_json, db) -> None:
+    """Prints a stored run's tables and writes them as Markdown beside the database."""
+    if not db.exists():
+        _fail(f"no results database at {db}; `wirebench run` makes one")
+    store = _open_store(db)
+    row = store.run(run_id)
+    if row is None:
+        _fail(
+            f"no run {run_id} in {db}; `wirebench runs` lists them"
+            if run_id
+            else f"no runs in {db} yet"
+        )
+    data = report.build(store, row["id"])
+    if as_json:
+        out.print_json(json.dumps(report.as_json(data)))
+    else:
+        _emit_report(data, db)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@_db_option
+def runs(as_json, db) -> None:
+    """The stored runs."""
+    if not db.exists():
+        _fail(f"no results database at {db}; `wirebench run` makes one")
+    rows = _open_store(db).runs()
+    if as_json:
+        keys = (
+            "id",
+            "started",
+            "finished",
+            "status",
+            "profile",
+            "command",
+            "n_cells",
+            "n_ok",
+            "n_error",
+        )
+        out.print_json(json.dumps([{k: r[k] for k in keys} for r in rows]))
+        return
+    for r in rows:
+        prov = json.loads(r["provenance"])
+        rev = ((prov.get("git") or {}).get("revision") or "?")[:10]
+        out.print(
+            f"{r['id']:>4}  {r['started']}  {r['status']:<11} {r['profile']:<8} "
+            f"{r['n_ok']}/{r['n_cells']} ok, {r['n_error']} error  git {rev}  {r['command']}",
+            highlight=False,
+            markup=False,
+        )
+
+
+if __name__ == "__main__":
+    main()

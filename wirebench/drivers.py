@@ -1,0 +1,148 @@
+"""The drivers: where each language's driver lives, how it is built, and asking it things.
+
+Adding a language is one entry in DRIVERS. Everything else about a driver is learnt by
+asking it (`info`, `list`), following docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+APT_CPP = (
+    "apt-get install -y cmake ninja-build g++ pkg-config capnproto libcapnp-dev "
+    "protobuf-compiler libprotobuf-dev libgtest-dev"
+)
+
+
+class DriverError(RuntimeError):
+    """A driver is missing, will not build, or answers outside the protocol."""
+
+
+@dataclass(frozen=True)
+class Driver:
+    lang: str
+    directory: str  # relative to the repository root
+    executable: str  # relative to the repository root
+    build: tuple[tuple[str, ...], ...]  # commands run in the repository root
+    test: tuple[tuple[str, ...], ...]  # the ecosystem's own test commands
+    tools: tuple[str, ...]  # programs the build needs on PATH
+    pkgconfig: tuple[str, ...]  # libraries the build needs (pkg-config names)
+    install_hint: str
+
+    @property
+    def path(self) -> Path:
+        return ROOT / self.executable
+
+    def is_built(self) -> bool:
+        return self.path.is_file() and os.access(self.path, os.X_OK)
+
+    def missing(self) -> list[str]:
+        """Tools and libraries the build needs that this machine lacks."""
+        absent = [t for t in self.tools if shutil.which(t) is None]
+        if self.pkgconfig and shutil.which("pkg-config"):
+            for lib in self.pkgconfig:
+                probe = subprocess.run(["pkg-config", "--exists", lib], capture_output=True)
+                if probe.returncode != 0:
+                    absent.append(f"{lib} (library)")
+        return absent
+
+    def build_driver(self, log) -> None:
+        absent = self.missing()
+        if absent:
+            raise DriverError(
+                f"cannot build the {self.lang} driver: missing {', '.join(absent)}; "
+                f"install with: {self.install_hint}"
+            )
+        for cmd in self.build:
+            log(f"$ {' '.join(cmd)}")
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if proc.returncode != 0:
+                tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
+                raise DriverError(f"building the {self.lang} driver failed:\n{tail}")
+        if not self.is_built():
+            raise DriverError(f"the {self.lang} build succeeded but {self.executable} is missing")
+        info.cache_clear()
+        list_cells.cache_clear()
+
+
+DRIVERS = {
+    "cpp": Driver(
+        lang="cpp",
+        directory="drivers/cpp",
+        executable="drivers/cpp/build/wirebench-cpp",
+        build=(
+            (
+                "cmake",
+                "-S",
+                "drivers/cpp",
+                "-B",
+                "drivers/cpp/build",
+                "-G",
+                "Ninja",
+                "-DCMAKE_BUILD_TYPE=Release",
+            ),
+            ("cmake", "--build", "drivers/cpp/build", "-j2"),
+        ),
+        test=(("ctest", "--test-dir", "drivers/cpp/build", "--output-on-failure", "-j2"),),
+        tools=("cmake", "ninja", "g++", "capnp", "protoc", "pkg-config"),
+        pkgconfig=("capnp", "protobuf"),
+        install_hint=APT_CPP,
+    ),
+}
+
+
+def get(lang: str) -> Driver:
+    try:
+        return DRIVERS[lang]
+    except KeyError:
+        raise DriverError(f"unknown language {lang!r}; known: {', '.join(DRIVERS)}") from None
+
+
+def _ask(driver: Driver, *args: str) -> str:
+    if not driver.is_built():
+        raise DriverError(
+            f"the {driver.lang} driver is not built: run `wirebench build {driver.lang}`"
+        )
+    proc = subprocess.run([str(driver.path), *args], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise DriverError(f"`{driver.lang} {' '.join(args)}` failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+@cache
+def info(lang: str) -> dict:
+    """The driver's `info`: language, protocol version, library versions."""
+    text = _ask(get(lang), "info")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DriverError(f"the {lang} driver's info is not JSON: {e}") from None
+
+
+@cache
+def list_cells(lang: str) -> tuple[dict, ...]:
+    """The cells the driver supports, as it lists them."""
+    entries = []
+    for n, line in enumerate(_ask(get(lang), "list").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            if not all(k in entry for k in ("suite", "case", "lib", "params")):
+                raise ValueError("needs suite, case, lib and params")
+        except ValueError as e:
+            raise DriverError(f"the {lang} driver's list, line {n}: {e}") from None
+        entries.append(entry)
+    return tuple(entries)
+
+
+def built_langs() -> list[str]:
+    return [lang for lang, d in DRIVERS.items() if d.is_built()]

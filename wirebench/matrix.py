@@ -1,0 +1,167 @@
+"""Cells and the matrix: from the drivers' lists and the user's filters to the cells of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import catalog
+
+
+class MatrixError(ValueError):
+    """A filter names something that does not exist, or selects nothing."""
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    """One point of the matrix: suite, case, implementation (lang/lib) and parameters.
+
+    A pipe cell has a client and a server process; `server_lang` is the server's language
+    (the library is the same on both ends, since they must share a wire format).
+    """
+
+    suite: str
+    case: str
+    lang: str
+    lib: str
+    params: tuple[tuple[str, str], ...] = field(default=())
+    server_lang: str | None = None
+
+    @staticmethod
+    def make(suite, case, lang, lib, params: dict[str, str], server_lang=None) -> Cell:
+        return Cell(suite, case, lang, lib, tuple(sorted(params.items())), server_lang)
+
+    @property
+    def param(self) -> dict[str, str]:
+        return dict(self.params)
+
+    @property
+    def impl(self) -> str:
+        if self.server_lang and self.server_lang != self.lang:
+            return f"{self.lang}:{self.server_lang}/{self.lib}"
+        return f"{self.lang}/{self.lib}"
+
+    @property
+    def is_pipe(self) -> bool:
+        return self.param.get("mode") in catalog.PIPE_MODES
+
+    @property
+    def driver_params(self) -> dict[str, str]:
+        return {k: v for k, v in self.params if k not in catalog.HARNESS_PARAMS}
+
+    @property
+    def key(self) -> str:
+        params = " ".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.suite}/{self.case}/{self.impl}" + (f" {params}" if params else "")
+
+    def to_json(self) -> dict:
+        return {
+            "suite": self.suite,
+            "case": self.case,
+            "lang": self.lang,
+            "lib": self.lib,
+            "params": self.param,
+            "server_lang": self.server_lang,
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> Cell:
+        return Cell.make(d["suite"], d["case"], d["lang"], d["lib"], d["params"], d["server_lang"])
+
+
+FILTER_NAMES = ("suite", "case", "lang", "lib", *catalog.PARAMS)
+
+
+def parse_filter(name: str, text: str | None) -> frozenset[str] | None:
+    """'a,b' -> {'a','b'}; validates against the catalogue where it knows the words."""
+    if not text:
+        return None
+    values = frozenset(v.strip() for v in text.split(",") if v.strip())
+    known: tuple[str, ...] | None = None
+    if name == "suite":
+        known = tuple(catalog.SUITES)
+    elif name == "case":
+        known = tuple(c for cases in catalog.CASES.values() for c in cases)
+    elif name in catalog.PARAMS:
+        known = catalog.PARAMS[name]
+    if known is not None:
+        unknown = sorted(values - set(known))
+        if unknown:
+            raise MatrixError(
+                f"unknown {name} {', '.join(repr(u) for u in unknown)}; known: {', '.join(known)}"
+            )
+    return values
+
+
+def expand(
+    listed: dict[str, list[dict]],
+    filters: dict[str, frozenset[str] | None],
+    include_limits: bool = True,
+) -> list[Cell]:
+    """Expands the drivers' listed cells under the filters.
+
+    `listed` maps a language to its driver's `list` output. Pipe cells get one cell per
+    selected placement (default: catalog.DEFAULT_PLACEMENT). The `limit` suite's cells
+    are added for every selected language unless the suite filter leaves `limit` out
+    explicitly or `include_limits` is false: they are the rows every report is read against.
+    """
+    for name in ("lang", "lib"):
+        known = set(listed) if name == "lang" else {c["lib"] for cs in listed.values() for c in cs}
+        wanted = filters.get(name)
+        if wanted and not wanted <= known:
+            raise MatrixError(
+                f"unknown {name} {', '.join(repr(v) for v in sorted(wanted - known))}; "
+                f"known here: {', '.join(sorted(known)) or 'none (no driver built)'}"
+            )
+
+    def keep(value: str | None, name: str) -> bool:
+        wanted = filters.get(name)
+        return wanted is None or value in wanted
+
+    placements = sorted(filters.get("placement") or {catalog.DEFAULT_PLACEMENT})
+    suites = filters.get("suite")
+    cells: list[Cell] = []
+    for lang, entries in listed.items():
+        if not keep(lang, "lang"):
+            continue
+        for entry in entries:
+            suite, case, lib, params = entry["suite"], entry["case"], entry["lib"], entry["params"]
+            if suite == "limit":
+                wanted = (suites is None and include_limits) or (suites and "limit" in suites)
+                if wanted and keep(params.get("block"), "block"):
+                    cells.append(Cell.make(suite, case, lang, lib, params))
+                continue
+            if not (keep(suite, "suite") and keep(case, "case") and keep(lib, "lib")):
+                continue
+            if not all(keep(v, k) for k, v in params.items()):
+                continue
+            if params.get("mode") in catalog.PIPE_MODES:
+                for placement in placements:
+                    cells.append(
+                        Cell.make(suite, case, lang, lib, {**params, "placement": placement}, lang)
+                    )
+            else:
+                cells.append(Cell.make(suite, case, lang, lib, params))
+    cells = sorted(set(cells), key=sort_key)
+    if not [c for c in cells if c.suite != "limit"] and suites != frozenset({"limit"}):
+        raise MatrixError("the filters select no cell; `wirebench list` shows what exists")
+    return cells
+
+
+_ORDER = {v: i for values in catalog.PARAMS.values() for i, v in enumerate(values)}
+_CASE_ORDER = {c: i for cases in catalog.CASES.values() for i, c in enumerate(cases)}
+_LIB_ORDER = {"null": 0, "capnp": 1, "protobuf": 2, "memcpy": 3}
+
+
+def sort_key(cell: Cell):
+    """Reading order: suite, case, library (null first: the floor), mode, the rest."""
+    p = cell.param
+    return (
+        list(catalog.SUITES).index(cell.suite),
+        _CASE_ORDER.get(cell.case, 99),
+        _LIB_ORDER.get(cell.lib, 50),
+        cell.lib,
+        cell.lang,
+        cell.server_lang or "",
+        [_ORDER.get(p.get(k, ""), 99) for k in ("mode", "compression", "reuse", "placement")],
+        _ORDER.get(p.get("block", ""), 99),
+    )

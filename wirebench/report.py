@@ -1,0 +1,342 @@
+"""Reports: a stored run as terminal tables and a Markdown file (and JSON for scripts).
+
+Every rpc table shows, beside each library, the floor (the hand-written `null` library)
+and the machine's limit (the time memcpy takes to move the same bytes), so a reader sees
+how far a library is from what the machine can do. Times are per iteration (one request
+and its response); the interval is the 95% bootstrap interval of the median.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from . import catalog, stats
+from .matrix import Cell, sort_key
+
+LIMIT_BLOCK = "1MiB"  # the memcpy block used for the limit column: cache-sized copies
+
+
+@dataclass
+class CellResult:
+    cell: Cell
+    status: str
+    error: str | None
+    iters: int
+    bytes: int | None  # per sample
+    summary: stats.Summary | None  # per-iteration nanoseconds
+    groups: list[list[float]]  # per-iteration ns, by process
+    cpu_ns: int | None
+    max_rss_kb: int | None
+
+    @property
+    def bytes_per_iter(self) -> float | None:
+        return self.bytes / self.iters if self.bytes is not None else None
+
+
+def load(store, run_id: int) -> list[CellResult]:
+    results = []
+    for row in store.cells(run_id):
+        cell = Cell.make(
+            row["suite"],
+            row["case"],
+            row["lang"],
+            row["lib"],
+            json.loads(row["params"]),
+            row["server_lang"],
+        )
+        groups = [[s / row["iters"] for s in g] for g in json.loads(row["samples_ns"] or "[]")]
+        ok = row["status"] == "ok" and any(groups)
+        results.append(
+            CellResult(
+                cell=cell,
+                status=row["status"],
+                error=row["error"],
+                iters=row["iters"],
+                bytes=row["bytes"],
+                summary=stats.summarize(groups) if ok else None,
+                groups=groups,
+                cpu_ns=row["cpu_ns"],
+                max_rss_kb=row["max_rss_kb"],
+            )
+        )
+    return sorted(results, key=lambda r: sort_key(r.cell))
+
+
+# -- formatting --------------------------------------------------------------------------------
+
+
+def fmt_time(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "-"
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _params_text(cell: Cell, names=("mode", "compression", "reuse", "placement")) -> list[str]:
+    p = cell.param
+    return [p.get(n, "") for n in names]
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str]
+
+
+def memcpy_bandwidth(results: list[CellResult], lang: str | None = None) -> dict[str, float]:
+    """Bytes per nanosecond by block size, from the limit cells (of `lang` if given)."""
+    bw = {}
+    for r in results:
+        if r.cell.suite == "limit" and r.summary and (lang is None or r.cell.lang == lang):
+            bw.setdefault(r.cell.param["block"], r.bytes_per_iter / r.summary.median)
+    return bw
+
+
+def rpc_tables(results: list[CellResult]) -> list[Table]:
+    bandwidth = memcpy_bandwidth(results)
+    floors = {
+        (
+            r.cell.lang,
+            r.cell.case,
+            r.cell.param.get("mode"),
+            r.cell.param.get("reuse"),
+            r.cell.param.get("placement"),
+        ): r
+        for r in results
+        if r.cell.lib == "null" and r.summary
+    }
+    tables = []
+    for case in catalog.CASES["rpc"]:
+        rows = []
+        for r in results:
+            if r.cell.suite != "rpc" or r.cell.case != case:
+                continue
+            head = [r.cell.impl, *_params_text(r.cell)]
+            if not r.summary:
+                rows.append(head + [r.status.upper()] + [""] * 7)
+                continue
+            s = r.summary
+            p = r.cell.param
+            floor = floors.get(
+                (r.cell.lang, case, p.get("mode"), p.get("reuse"), p.get("placement"))
+            )
+            vs_null = "-"
+            if floor and floor is not r:
+                q = stats.ratio(r.groups, floor.groups)
+                vs_null = f"{q.value:.2f}x [{q.low:.2f}-{q.high:.2f}]"
+            bpi = r.bytes_per_iter or 0
+            limit = (
+                fmt_time(bpi / bandwidth[LIMIT_BLOCK]) if bpi and LIMIT_BLOCK in bandwidth else "-"
+            )
+            rows.append(
+                head
+                + [
+                    fmt_time(s.median),
+                    f"{fmt_time(s.low)} - {fmt_time(s.high)}",
+                    fmt_time(s.min),
+                    f"{s.spread * 100:.1f}%" + (" !" if s.noisy else ""),
+                    fmt_bytes(bpi) if bpi else "-",
+                    f"{bpi / s.median * 1e3:.0f}" if bpi else "-",
+                    vs_null,
+                    limit,
+                ]
+            )
+        if rows:
+            tables.append(
+                Table(
+                    title=f"rpc / {case}: time per request+response",
+                    headers=[
+                        "impl",
+                        "mode",
+                        "compression",
+                        "reuse",
+                        "placement",
+                        "median",
+                        "95% CI",
+                        "min",
+                        "spread",
+                        "bytes/iter",
+                        "MB/s",
+                        "vs null",
+                        "memcpy",
+                    ],
+                    rows=rows,
+                    notes=[],
+                )
+            )
+    return tables
+
+
+def limit_table(results: list[CellResult]) -> Table | None:
+    rows = []
+    for r in results:
+        if r.cell.suite != "limit":
+            continue
+        if not r.summary:
+            rows.append([r.cell.impl, r.cell.param.get("block", ""), r.status.upper(), "", ""])
+            continue
+        s, b = r.summary, r.bytes_per_iter
+        rows.append(
+            [
+                r.cell.impl,
+                r.cell.param["block"],
+                f"{b / s.median:.2f}",
+                f"{b / s.high:.2f} - {b / s.low:.2f}",
+                f"{s.spread * 100:.1f}%",
+            ]
+        )
+    if not rows:
+        return None
+    return Table(
+        "Machine limit: memcpy bandwidth", ["impl", "block", "GB/s", "95% CI", "spread"], rows, []
+    )
+
+
+def build(store, run_id: int) -> dict:
+    """Everything a report shows, as plain data."""
+    run = store.run(run_id)
+    results = load(store, run_id)
+    tables = rpc_tables(results)
+    limits = limit_table(results)
+    if limits:
+        tables.append(limits)
+    noisy = [r for r in results if r.summary and r.summary.noisy]
+    errors = [r for r in results if r.status == "error"]
+    pending = [r for r in results if r.status == "pending"]
+    return {
+        "run": run,
+        "provenance": json.loads(run["provenance"]),
+        "plan": json.loads(run["plan"]),
+        "results": results,
+        "tables": tables,
+        "noisy": noisy,
+        "errors": errors,
+        "pending": pending,
+    }
+
+
+def _header_lines(data: dict) -> list[str]:
+    run, prov = data["run"], data["provenance"]
+    git = prov.get("git") or {}
+    rev = (git.get("revision") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
+    versions = "; ".join(
+        f"{lang}: " + ", ".join(f"{k} {v}" for k, v in (d.get("versions") or {}).items())
+        for lang, d in (prov.get("drivers") or {}).items()
+    )
+    n = len(data["results"])
+    return [
+        f"run {run['id']} ({run['status']}), profile {run['profile']}, "
+        f"started {run['started']}, finished {run['finished'] or '-'}",
+        f"cells: {n - len(data['errors']) - len(data['pending'])} ok, "
+        f"{len(data['errors'])} error, {len(data['pending'])} pending",
+        f"git {rev}; host {prov.get('host')}; CPU {prov.get('cpu')} x{prov.get('cpus')}; "
+        f"kernel {prov.get('kernel')}; governor {prov.get('governor') or 'not exposed'}",
+        f"versions: {versions or '-'}",
+        f"command: {run['command']}",
+    ]
+
+
+READING = (
+    "Times are per iteration (one request built, sent, handled, answered and checked); "
+    "median of all samples of all processes, with its 95% bootstrap interval (processes "
+    "and samples resampled). `spread` is the interquartile range over the median; `!` "
+    f"marks spread above {stats.SPREAD_LIMIT:.0%}, not to be trusted. `vs null` is the "
+    "ratio to the hand-written null library in the same mode (the floor); `memcpy` is "
+    f"the time memcpy ({LIMIT_BLOCK} blocks) takes to move the same bytes (the limit). "
+    "`placement` says where a pipe cell's two processes ran."
+)
+
+
+def markdown(data: dict) -> str:
+    out = [f"# wirebench report: run {data['run']['id']}", ""]
+    out += [f"- {line}" for line in _header_lines(data)]
+    out += ["", READING, ""]
+    for t in data["tables"]:
+        out += [
+            f"## {t.title}",
+            "",
+            "| " + " | ".join(t.headers) + " |",
+            "|" + "|".join("---" for _ in t.headers) + "|",
+        ]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
+        out += [""] + [f"- {n}" for n in t.notes]
+    out += _lists(data, bullet="- ")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _lists(data: dict, bullet: str) -> list[str]:
+    out = []
+    if data["noisy"]:
+        out += ["", f"Cells with spread above {stats.SPREAD_LIMIT:.0%}:"]
+        out += [f"{bullet}{r.cell.key}: {r.summary.spread * 100:.1f}%" for r in data["noisy"]]
+    if data["errors"]:
+        out += ["", "Errors (these cells have no number):"]
+        out += [f"{bullet}{r.cell.key}: {r.error}" for r in data["errors"]]
+    if data["pending"]:
+        out += [
+            "",
+            f"{len(data['pending'])} cells not finished: "
+            f"`wirebench run --resume {data['run']['id']}` completes them.",
+        ]
+    return out
+
+
+def print_terminal(data: dict, console) -> None:
+    from rich.table import Table as RichTable
+
+    for line in _header_lines(data):
+        console.print(line, highlight=False, markup=False)
+    for t in data["tables"]:
+        table = RichTable(title=t.title, title_justify="left", show_lines=False)
+        for h in t.headers:
+            table.add_column(h, overflow="fold")
+        for row in t.rows:
+            table.add_row(*row)
+        console.print(table)
+    for line in _lists(data, bullet="  "):
+        console.print(line, highlight=False, markup=False)
+
+
+def as_json(data: dict) -> dict:
+    def cell_json(r: CellResult) -> dict:
+        s = r.summary
+        return {
+            "key": r.cell.key,
+            **r.cell.to_json(),
+            "status": r.status,
+            "error": r.error,
+            "iters": r.iters,
+            "bytes_per_iter": r.bytes_per_iter,
+            "ns_per_iter": None
+            if s is None
+            else {
+                "median": s.median,
+                "ci95": [s.low, s.high],
+                "min": s.min,
+                "spread": s.spread,
+                "noisy": s.noisy,
+                "samples": s.n_samples,
+                "processes": s.n_processes,
+            },
+            "cpu_ns": r.cpu_ns,
+            "max_rss_kb": r.max_rss_kb,
+        }
+
+    run = data["run"]
+    return {
+        "run": {k: run[k] for k in ("id", "status", "profile", "started", "finished", "command")},
+        "provenance": data["provenance"],
+        "cells": [cell_json(r) for r in data["results"]],
+    }
