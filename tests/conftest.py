@@ -13,7 +13,6 @@ FAKE_DRIVER = drivers.Driver(
     directory="tests",
     executable=str(FAKE),
     build=(),
-    test=(),
     tools=(),
     pkgconfig=(),
     install_hint="",

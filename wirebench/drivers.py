@@ -32,7 +32,6 @@ class Driver:
     directory: str  # relative to the repository root
     executable: str  # relative to the repository root
     build: tuple[tuple[str, ...], ...]  # commands run in the repository root
-    test: tuple[tuple[str, ...], ...]  # the ecosystem's own test commands
     tools: tuple[str, ...]  # programs the build needs on PATH
     pkgconfig: tuple[str, ...]  # libraries the build needs (pkg-config names)
     install_hint: str
@@ -91,7 +90,6 @@ DRIVERS = {
             ),
             ("cmake", "--build", "drivers/cpp/build", "-j2"),
         ),
-        test=(("ctest", "--test-dir", "drivers/cpp/build", "--output-on-failure", "-j2"),),
         tools=("cmake", "ninja", "g++", "capnp", "protoc", "pkg-config"),
         pkgconfig=("capnp", "protobuf"),
         install_hint=APT_CPP,

@@ -1,0 +1,32 @@
+# The two commands of the README. Both install what is missing first.
+#   make bench   the default benchmark run (quick profile) with its report
+#   make test    every test: the drivers' own (ctest, ...) and the harness's (pytest, ruff)
+
+UV ?= uv
+WIREBENCH = $(UV) run wirebench
+
+.PHONY: setup build bench bench-standard test test-drivers test-harness lint
+
+setup:
+	scripts/setup.sh
+
+build: setup
+	$(WIREBENCH) build
+
+bench: build
+	$(WIREBENCH) run
+
+bench-standard: build
+	$(WIREBENCH) run --profile standard
+
+test: build test-drivers test-harness
+
+test-drivers:
+	ctest --test-dir drivers/cpp/build --output-on-failure -j2
+
+test-harness: lint
+	$(UV) run pytest -q
+
+lint:
+	$(UV) run ruff check wirebench tests
+	$(UV) run ruff format --check wirebench tests
