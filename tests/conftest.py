@@ -10,7 +10,6 @@ from wirebench import drivers
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
 FAKE_DRIVER = drivers.Driver(
     lang="fake",
-    directory="tests",
     executable=str(FAKE),
     build=(),
     tools=(),

@@ -182,8 +182,8 @@ def run(
     profile, repeat, samples, iters, timeout, no_limits, resume, show_report, as_json, db, **filters
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
-    store = _open_store(db)
     if resume is not None:
+        store = _open_store(db)
         row = store.run(resume)
         if row is None:
             _fail(f"no run {resume} in {db}; `wirebench runs` lists them")
@@ -211,6 +211,7 @@ def run(
         except (matrix.MatrixError, drivers.DriverError) as e:
             _fail(str(e))
         plan = runner.make_plan(cells, catalog.PROFILES[profile], repeat, samples, iters, timeout)
+        store = _open_store(db)
         command = shlex.join(["wirebench", *sys.argv[1:]])
         run_id = store.create_run(profile, command, plan, env.provenance(langs))
     executables = {lang: drivers.get(lang).path for lang in langs}

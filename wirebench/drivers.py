@@ -29,7 +29,6 @@ class DriverError(RuntimeError):
 @dataclass(frozen=True)
 class Driver:
     lang: str
-    directory: str  # relative to the repository root
     executable: str  # relative to the repository root
     build: tuple[tuple[str, ...], ...]  # commands run in the repository root
     tools: tuple[str, ...]  # programs the build needs on PATH
@@ -75,7 +74,6 @@ class Driver:
 DRIVERS = {
     "cpp": Driver(
         lang="cpp",
-        directory="drivers/cpp",
         executable="drivers/cpp/build/wirebench-cpp",
         build=(
             (
