@@ -70,6 +70,8 @@ def test_limits_can_be_left_out_or_chosen_alone():
     assert all(c.suite == "rpc" for c in matrix.expand(LISTED, parsed, include_limits=False))
     only = expand(suite="limit", block="1MiB")
     assert [c.key for c in only] == ["limit/memcpy/cpp/memcpy block=1MiB"]
+    with_rpc = expand(suite="rpc", case="eval", lib="null", mode="object")
+    assert {c.suite for c in with_rpc} == {"rpc", "limit"}  # limits come with every run
 
 
 def test_null_sorts_first_as_the_floor():

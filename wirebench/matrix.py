@@ -101,8 +101,8 @@ def expand(
 
     `listed` maps a language to its driver's `list` output. Pipe cells get one cell per
     selected placement (default: catalog.DEFAULT_PLACEMENT). The `limit` suite's cells
-    are added for every selected language unless the suite filter leaves `limit` out
-    explicitly or `include_limits` is false: they are the rows every report is read against.
+    are added for every selected language, whatever the suite filter, unless
+    `include_limits` is false: they are the rows every report is read against.
     """
     for name in ("lang", "lib"):
         known = set(listed) if name == "lang" else {c["lib"] for cs in listed.values() for c in cs}
@@ -126,7 +126,7 @@ def expand(
         for entry in entries:
             suite, case, lib, params = entry["suite"], entry["case"], entry["lib"], entry["params"]
             if suite == "limit":
-                wanted = (suites is None and include_limits) or (suites and "limit" in suites)
+                wanted = include_limits or (suites and "limit" in suites)
                 if wanted and keep(params.get("block"), "block"):
                     cells.append(Cell.make(suite, case, lang, lib, params))
                 continue
