@@ -61,8 +61,8 @@ class Profile:
             return max(1, self.memcpy_bytes // block_bytes(params["block"]))
         return self.iters[case]
 
-    def warmup_for(self, case: str, params: dict[str, str]) -> int:
-        return max(1, int(self.iters_for(case, params) * self.warmup_fraction))
+    def warmup_for(self, iters: int) -> int:
+        return max(1, int(iters * self.warmup_fraction))
 
 
 _BLOCK_BYTES = {"16KiB": 16 << 10, "1MiB": 1 << 20, "64MiB": 64 << 20}

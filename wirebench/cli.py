@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -243,7 +244,9 @@ def _run_with_progress(store, run_id, plan, executables) -> str:
         f"profile {plan['profile']}",
         highlight=False,
     )
-    failures = 0
+    # On a terminal a live bar; in a log (CI, nohup) one line per process with an ETA.
+    live = console.is_terminal
+    started, ran, finished = time.monotonic(), 0, 0
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -253,20 +256,34 @@ def _run_with_progress(store, run_id, plan, executables) -> str:
         TimeRemainingColumn(),
         console=console,
         transient=False,
+        disable=not live,
     ) as progress:
         bar = progress.add_task("starting", total=len(tasks))
 
         def on_progress(task, rep, outcome):
-            nonlocal failures
+            nonlocal ran, finished
             if outcome is None:
                 progress.update(bar, description=f"{task.cell.key} #{rep + 1}"[:70])
                 return
-            if outcome != "skipped" and not outcome.ok:
-                failures += 1
+            finished += 1
+            progress.advance(bar)
+            if outcome == "skipped":
+                return
+            ran += 1
+            if not outcome.ok:
                 progress.console.print(
                     f"[red]FAILED[/] {task.cell.key}: {outcome.error}", highlight=False
                 )
-            progress.advance(bar)
+            if not live:
+                elapsed = time.monotonic() - started
+                eta = elapsed / ran * (len(tasks) - finished)
+                console.print(
+                    f"[{finished}/{len(tasks)}] {task.cell.key} #{rep + 1} "
+                    f"{'ok' if outcome.ok else 'FAILED'} {outcome.wall_ns / 1e9:.1f} s, "
+                    f"ETA {int(eta // 60)}:{int(eta % 60):02d}",
+                    highlight=False,
+                    markup=False,
+                )
 
         return runner.run_plan(store, run_id, plan, executables, on_progress)
 

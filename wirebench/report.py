@@ -92,14 +92,13 @@ class Table:
     title: str
     headers: list[str]
     rows: list[list[str]]
-    notes: list[str]
 
 
-def memcpy_bandwidth(results: list[CellResult], lang: str | None = None) -> dict[str, float]:
-    """Bytes per nanosecond by block size, from the limit cells (of `lang` if given)."""
+def memcpy_bandwidth(results: list[CellResult]) -> dict[str, float]:
+    """Bytes per nanosecond (GB/s) by block size, from the limit cells."""
     bw = {}
     for r in results:
-        if r.cell.suite == "limit" and r.summary and (lang is None or r.cell.lang == lang):
+        if r.cell.suite == "limit" and r.summary:
             bw.setdefault(r.cell.param["block"], r.bytes_per_iter / r.summary.median)
     return bw
 
@@ -173,7 +172,6 @@ def rpc_tables(results: list[CellResult]) -> list[Table]:
                         "memcpy",
                     ],
                     rows=rows,
-                    notes=[],
                 )
             )
     return tables
@@ -200,7 +198,7 @@ def limit_table(results: list[CellResult]) -> Table | None:
     if not rows:
         return None
     return Table(
-        "Machine limit: memcpy bandwidth", ["impl", "block", "GB/s", "95% CI", "spread"], rows, []
+        "Machine limit: memcpy bandwidth", ["impl", "block", "GB/s", "95% CI", "spread"], rows
     )
 
 
@@ -271,7 +269,7 @@ def markdown(data: dict) -> str:
             "|" + "|".join("---" for _ in t.headers) + "|",
         ]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
-        out += [""] + [f"- {n}" for n in t.notes]
+        out += [""]
     out += _lists(data, bullet="- ")
     return "\n".join(out).rstrip() + "\n"
 

@@ -330,7 +330,7 @@ def make_plan(
                 "cell": cell.to_json(),
                 "iters": n,
                 "samples": samples or profile.samples,
-                "warmup": max(1, int(n * profile.warmup_fraction)),
+                "warmup": profile.warmup_for(n),
                 "reps": reps or profile.reps,
             }
         )

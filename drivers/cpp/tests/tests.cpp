@@ -167,13 +167,13 @@ TEST(Generator, MatchesGoldenOutputs) {
   ASSERT_EQ(lines.size(), 1000u);
   wb::resetRng();
   for (size_t i = 0; i < lines.size(); ++i) {
-    ASSERT_EQ(wb::rng.next(), std::stoul(lines[i])) << "output " << i;
+    ASSERT_EQ(wb::nextRand(), std::stoul(lines[i])) << "output " << i;
   }
 }
 
 TEST(Generator, RandAndRandDouble) {
   wb::resetRng();
-  uint32_t first = wb::rng.next();
+  uint32_t first = wb::nextRand();
   wb::resetRng();
   EXPECT_EQ(wb::rand(1000), first % 1000);
   wb::resetRng();

@@ -159,7 +159,7 @@ struct CatRank {
     std::vector<Scored> scored;
     for (auto result : request.getResults()) {
       auto snippet = result.getSnippet();
-      scored.push_back({cases::rescore(result.getScore(), snippet.begin(), snippet.size()),
+      scored.push_back({cases::rescore(result.getScore(), snippet.cStr()),
                         result});
     }
     std::sort(scored.begin(), scored.end(),

@@ -72,21 +72,13 @@ inline bool appendSnippet(Str& out) {
   return isCat && !isDog;
 }
 
-// The server's rescoring of one result, searching the snippet's bytes (not NUL-terminated).
-inline bool contains(const char* s, size_t n, const char* needle, size_t m) {
-  if (m > n) return false;
-  const char* end = s + n - m + 1;
-  for (const char* p = s; p < end; ++p) {
-    p = static_cast<const char*>(std::memchr(p, needle[0], static_cast<size_t>(end - p)));
-    if (p == nullptr) return false;
-    if (std::memcmp(p, needle, m) == 0) return true;
-  }
-  return false;
-}
-
-inline double rescore(double score, const char* snippet, size_t len) {
-  if (contains(snippet, len, " cat ", 5)) score *= 10000;
-  if (contains(snippet, len, " dog ", 5)) score /= 10000;
+// The server's rescoring of one result. Like the reference programs it searches with
+// strstr, so the snippet must be NUL-terminated (capnp Text, std::string and the null
+// library's Str all are). glibc's strstr is vectorised; its memmem is not, and a memchr
+// loop on the first byte (a space, in text made of words) is slower still.
+inline double rescore(double score, const char* snippet) {
+  if (std::strstr(snippet, " cat ") != nullptr) score *= 10000;
+  if (std::strstr(snippet, " dog ") != nullptr) score /= 10000;
   return score;
 }
 

@@ -167,6 +167,8 @@ class Buffer<false> {
 
 // ---- plain structs ---------------------------------------------------------------------
 
+// Text, NUL-terminated in memory (not on the wire) like Cap'n Proto's and std::string's,
+// so that the catrank server can search it with strstr as every other library does.
 struct Str {
   const char* data;
   uint32_t size;
@@ -182,8 +184,9 @@ struct List {
 
 template <typename P>
 Str copyStr(P& pool, const char* data, size_t size) {
-  char* p = make<char>(pool, size);
+  char* p = make<char>(pool, size + 1);
   std::memcpy(p, data, size);
+  p[size] = '\0';
   return {p, static_cast<uint32_t>(size)};
 }
 
@@ -502,11 +505,12 @@ struct CatRank {
       result.score = 1000 - static_cast<int>(i);
       uint32_t letters = rand(100);
       size_t urlSize = cases::kUrlPrefixLen + letters;
-      char* url = make<char>(pool, urlSize);
+      char* url = make<char>(pool, urlSize + 1);
       std::memcpy(url, cases::kUrlPrefix, cases::kUrlPrefixLen);
       for (uint32_t j = 0; j < letters; ++j) {
         url[cases::kUrlPrefixLen + j] = static_cast<char>('a' + rand(26));
       }
+      url[urlSize] = '\0';
       result.url = {url, static_cast<uint32_t>(urlSize)};
       snippet.size = 0;
       good += cases::appendSnippet(snippet);
@@ -525,7 +529,7 @@ struct CatRank {
     std::vector<Scored> scored;
     scored.reserve(request.results.size);
     for (const SearchResult& r : request.results) {
-      scored.push_back({cases::rescore(r.score, r.snippet.data, r.snippet.size), &r});
+      scored.push_back({cases::rescore(r.score, r.snippet.data), &r});
     }
     std::sort(scored.begin(), scored.end(),
               [](const Scored& a, const Scored& b) { return a.score > b.score; });

@@ -147,7 +147,7 @@ struct CatRank {
     std::vector<Scored> scored;
     for (const auto& result : request.result()) {
       const std::string& snippet = result.snippet();
-      scored.push_back({cases::rescore(result.score(), snippet.data(), snippet.size()), &result});
+      scored.push_back({cases::rescore(result.score(), snippet.c_str()), &result});
     }
     std::sort(scored.begin(), scored.end(),
               [](const Scored& a, const Scored& b) { return a.score > b.score; });
@@ -191,15 +191,19 @@ struct Eval {
 
   static int32_t evaluate(const ev::Expression& exp) {
     int32_t left, right;
-    switch (exp.left_case()) {
-      case ev::Expression::kLeftValue: left = exp.left_value(); break;
-      case ev::Expression::kLeftExpression: left = evaluate(exp.left_expression()); break;
-      default: fail("eval: expression without a left operand");
+    if (exp.has_left_value()) {
+      left = exp.left_value();
+    } else if (exp.has_left_expression()) {
+      left = evaluate(exp.left_expression());
+    } else {
+      fail("eval: expression without a left operand");
     }
-    switch (exp.right_case()) {
-      case ev::Expression::kRightValue: right = exp.right_value(); break;
-      case ev::Expression::kRightExpression: right = evaluate(exp.right_expression()); break;
-      default: fail("eval: expression without a right operand");
+    if (exp.has_right_value()) {
+      right = exp.right_value();
+    } else if (exp.has_right_expression()) {
+      right = evaluate(exp.right_expression());
+    } else {
+      fail("eval: expression without a right operand");
     }
     return cases::apply(static_cast<uint32_t>(exp.op()), left, right);
   }
