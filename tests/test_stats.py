@@ -41,3 +41,17 @@ def test_ratio_of_a_cell_to_itself_and_to_a_double():
     assert same.value == 1.0 and same.low <= 1.0 <= same.high
     half = stats.ratio(a, b)
     assert half.value == 0.5 and half.low <= 0.5 <= half.high
+
+
+def test_paired_ratio_cancels_a_drift_common_to_both_cells():
+    # Three rounds; the machine is 20% slower in the second and 40% in the third, for
+    # both cells alike. Cell a is always exactly half of cell b.
+    drift = [1.0, 1.2, 1.4]
+    a = [[100 * d, 101 * d, 99 * d] for d in drift]
+    b = [[200 * d, 202 * d, 198 * d] for d in drift]
+    paired = stats.ratio(a, b)
+    assert paired.value == 0.5
+    assert 0.49 < paired.low <= 0.5 <= paired.high < 0.51
+    # The same cells with the rounds unpaired (b's reversed) give a far wider interval.
+    unpaired = stats.ratio(a, list(reversed(b)))
+    assert (unpaired.high - unpaired.low) > 10 * (paired.high - paired.low)

@@ -24,8 +24,8 @@ from . import catalog, drivers, env, matrix, report, runner
 from .store import Store
 
 DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
-console = Console(stderr=True)
-# Tables are wide: when stdout is not a terminal, do not fold them to 80 columns.
+# Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
 out = Console(width=None if sys.stdout.isatty() else 220)
 
 
@@ -188,8 +188,8 @@ def run(
         row = store.run(resume)
         if row is None:
             _fail(f"no run {resume} in {db}; `wirebench runs` lists them")
-        if any(v for v in filters.values()) or repeat or samples or iters:
-            _fail("--resume finishes a run as it was planned; it takes no filters")
+        if any(v for v in filters.values()) or repeat or samples or iters or timeout:
+            _fail("--resume finishes a run as it was planned; it takes no filters or counts")
         plan = json.loads(row["plan"])
         run_id = resume
         langs = sorted(
@@ -197,6 +197,14 @@ def run(
             | {c["cell"]["server_lang"] for c in plan["cells"] if c["cell"]["server_lang"]}
         )
         _build(langs, only_missing=True)
+        then = (json.loads(row["provenance"]).get("git") or {}).get("revision")
+        now = env.git_state()["revision"]
+        if then != now:
+            console.print(
+                f"warning: run {resume} started at git {str(then)[:12]}, the tree is now at "
+                f"{str(now)[:12]}; the finished and the new processes may differ",
+                highlight=False,
+            )
     else:
         try:
             parsed = {k: matrix.parse_filter(k, v) for k, v in filters.items()}

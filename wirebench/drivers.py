@@ -107,7 +107,10 @@ def _ask(driver: Driver, *args: str) -> str:
         raise DriverError(
             f"the {driver.lang} driver is not built: run `wirebench build {driver.lang}`"
         )
-    proc = subprocess.run([str(driver.path), *args], capture_output=True, text=True, timeout=60)
+    try:
+        proc = subprocess.run([str(driver.path), *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise DriverError(f"`{driver.lang} {' '.join(args)}` failed: {e}") from None
     if proc.returncode != 0:
         raise DriverError(f"`{driver.lang} {' '.join(args)}` failed: {proc.stderr.strip()}")
     return proc.stdout

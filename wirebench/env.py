@@ -40,13 +40,18 @@ def governor() -> str | None:
     return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 
 
-def provenance(langs: list[str]) -> dict:
+def git_state() -> dict:
+    """The checkout's revision, and whether tracked files differ from it."""
     status = _git("status", "--porcelain", "--untracked-files=no")
     return {
-        "git": {
-            "revision": _git("rev-parse", "HEAD"),
-            "dirty": bool(status) if status is not None else None,
-        },
+        "revision": _git("rev-parse", "HEAD"),
+        "dirty": bool(status) if status is not None else None,
+    }
+
+
+def provenance(langs: list[str]) -> dict:
+    return {
+        "git": git_state(),
         "host": platform.node(),
         "cpu": cpu_model(),
         "cpus": os.cpu_count(),

@@ -3,8 +3,12 @@
 A cell's samples come in groups, one group per process. Processes differ (memory layout,
 ASLR, what else the machine did), so the confidence interval comes from a two-level
 bootstrap: resample the processes, then the samples within each chosen process. With
-few processes this interval is honest rather than narrow. Ratios between two cells are
-bootstrapped the same way, each side independently, ratio of the medians.
+few processes this interval is honest rather than narrow.
+
+Ratios between two cells of one run are paired by process: the runner interleaves cells,
+so the n-th process of every cell ran in the same round, close in time, and a drift of the
+machine between rounds (on a shared VM, 10-25% over minutes) touches both sides of the
+ratio alike. The bootstrap resamples rounds, the same ones on both sides.
 """
 
 from __future__ import annotations
@@ -38,15 +42,21 @@ def _rng(seed: int = 0x5EED) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def bootstrap_medians(groups: list[list[float]], rng: np.random.Generator) -> np.ndarray:
-    """BOOTSTRAP medians of two-level resamples (processes, then samples in each)."""
+def bootstrap_medians(
+    groups: list[list[float]], rng: np.random.Generator, picked: np.ndarray | None = None
+) -> np.ndarray:
+    """BOOTSTRAP medians of two-level resamples (processes, then samples in each).
+
+    `picked` (BOOTSTRAP x processes) chooses the processes of each resample; a paired
+    ratio passes the same choice for both cells."""
     arrays = [np.asarray(g, dtype=float) for g in groups if len(g)]
     n_groups = len(arrays)
     sizes = np.array([len(a) for a in arrays])
     flat = np.concatenate(arrays)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     # Pick groups, then a sample index within each picked group, all vectorised.
-    picked = rng.integers(0, n_groups, size=(BOOTSTRAP, n_groups))
+    if picked is None:
+        picked = rng.integers(0, n_groups, size=(BOOTSTRAP, n_groups))
     per_group = sizes.max()
     within = rng.random((BOOTSTRAP, n_groups, per_group))
     idx = offsets[picked][..., None] + (within * sizes[picked][..., None]).astype(int)
@@ -86,9 +96,15 @@ class Ratio:
 
 
 def ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
-    """The ratio of two cells' medians with a bootstrap confidence interval."""
+    """The ratio of two cells' medians with a bootstrap confidence interval, paired by
+    process (round) when both cells have the same number of processes."""
     rng = _rng()
-    ma, mb = bootstrap_medians(a, rng), bootstrap_medians(b, rng)
+    a = [g for g in a if len(g)]
+    b = [g for g in b if len(g)]
+    picked = None
+    if len(a) == len(b):
+        picked = rng.integers(0, len(a), size=(BOOTSTRAP, len(a)))
+    ma, mb = bootstrap_medians(a, rng, picked), bootstrap_medians(b, rng, picked)
     alpha = (1 - CONFIDENCE) / 2
     low, high = np.quantile(ma / mb, [alpha, 1 - alpha])
     value = float(np.median(np.concatenate([np.asarray(g, float) for g in a]))) / float(

@@ -1,0 +1,47 @@
+"""Driver registry: a missing tool is named with its install command; a bad driver is named."""
+
+import dataclasses
+
+import pytest
+
+from wirebench import drivers
+
+from .conftest import FAKE_DRIVER
+
+
+def test_a_missing_tool_is_named_with_the_command_that_installs_it():
+    d = dataclasses.replace(
+        FAKE_DRIVER, tools=("no-such-compiler-xyz",), install_hint="apt-get install -y xyz"
+    )
+    assert d.missing() == ["no-such-compiler-xyz"]
+    with pytest.raises(drivers.DriverError) as e:
+        d.build_driver(lambda m: None)
+    assert "missing no-such-compiler-xyz" in str(e.value)
+    assert "install with: apt-get install -y xyz" in str(e.value)
+
+
+def test_a_failing_build_shows_its_output():
+    d = dataclasses.replace(FAKE_DRIVER, build=(("sh", "-c", "echo compiler says no; exit 3"),))
+    with pytest.raises(drivers.DriverError, match="compiler says no"):
+        d.build_driver(lambda m: None)
+
+
+def test_unbuilt_and_unknown_drivers(monkeypatch):
+    with pytest.raises(drivers.DriverError, match="unknown language 'cobol'"):
+        drivers.get("cobol")
+    ghost = dataclasses.replace(FAKE_DRIVER, lang="ghost", executable="/nonexistent/driver")
+    monkeypatch.setitem(drivers.DRIVERS, "ghost", ghost)
+    assert not ghost.is_built()
+    with pytest.raises(drivers.DriverError, match="wirebench build ghost"):
+        drivers.list_cells("ghost")
+
+
+def test_a_driver_whose_list_is_garbage_is_named(monkeypatch, tmp_path):
+    script = tmp_path / "bad"
+    script.write_text("#!/bin/sh\necho '{not json'\n")
+    script.chmod(0o755)
+    bad = dataclasses.replace(FAKE_DRIVER, lang="bad", executable=str(script))
+    monkeypatch.setitem(drivers.DRIVERS, "bad", bad)
+    drivers.list_cells.cache_clear()
+    with pytest.raises(drivers.DriverError, match="the bad driver's list, line 1"):
+        drivers.list_cells("bad")
