@@ -1,3 +1,4 @@
+import dataclasses
 import os
 import subprocess
 import sys
@@ -49,3 +50,15 @@ def launch(args, db, env=None, **kw):
         text=True,
         **kw,
     )
+
+
+@pytest.fixture
+def two_fakes(monkeypatch):
+    """Two fake languages (the same script), for cross-language pairs and comparisons."""
+    second = dataclasses.replace(FAKE_DRIVER, lang="fake2")
+    monkeypatch.setattr(drivers, "DRIVERS", {"fake": FAKE_DRIVER, "fake2": second})
+    drivers.info.cache_clear()
+    drivers.list_cells.cache_clear()
+    yield
+    drivers.info.cache_clear()
+    drivers.list_cells.cache_clear()

@@ -102,3 +102,80 @@ def test_list_shows_drivers(fake):
     assert data["drivers"]["fake"]["built"] is True
     assert "good" in data["drivers"]["fake"]["libs"]
     assert data["params"]["placement"] == ["one-core", "two-cores", "unpinned"]
+
+
+def test_a_client_in_one_language_talks_to_a_server_in_another(two_fakes, tmp_path):
+    db = str(tmp_path / "p.db")
+    r = CliRunner().invoke(
+        cli.main,
+        [
+            "run",
+            "--pair",
+            "fake:fake2,fake2:fake",
+            "--lib",
+            "good",
+            "--iters",
+            "3",
+            "--samples",
+            "2",
+            "--repeat",
+            "1",
+            "--no-limits",
+            "--json",
+            "--db",
+            db,
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    cells = json.loads(r.stdout)["cells"]
+    assert {(c["lang"], c["server_lang"]) for c in cells} == {("fake", "fake2"), ("fake2", "fake")}
+    assert all(c["status"] == "ok" and c["params"]["mode"] == "pipe" for c in cells)
+    assert {c["key"].split()[0] for c in cells} == {
+        "rpc/carsales/fake:fake2/good",
+        "rpc/carsales/fake2:fake/good",
+    }
+
+
+def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
+    db = str(tmp_path / "c.db")
+    r = CliRunner().invoke(
+        cli.main,
+        [
+            "run",
+            "--lib",
+            "good",
+            "--mode",
+            "object",
+            "--iters",
+            "3",
+            "--samples",
+            "2",
+            "--repeat",
+            "2",
+            "--no-limits",
+            "--no-report",
+            "--db",
+            db,
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli.main, ["report", "--compare", "fake:fake2", "--json", "--db", db])
+    assert r.exit_code == 0, r.output
+    table = json.loads(r.stdout)["tables"][0]
+    assert table["headers"][-1] == "fake/fake2"
+    assert table["rows"] == [
+        [
+            "carsales",
+            "good",
+            "object",
+            "none",
+            "reuse",
+            "",
+            "1.01 µs [1 µs - 1.01 µs]",  # the fake's samples: 1000 and 1012.3 ns
+            "1.01 µs [1 µs - 1.01 µs]",
+            "1.00 [0.99-1.01]",
+        ]
+    ]
+    for bad, message in [("fake", "takes A:B"), ("fake:cobol", "two languages (fake, fake2)")]:
+        r = CliRunner().invoke(cli.main, ["report", "--compare", bad, "--db", db])
+        assert r.exit_code == 2 and message in r.output

@@ -105,3 +105,51 @@ def test_cell_json_round_trip_and_key():
     assert cell.key == (
         "rpc/eval/cpp/capnp compression=packed mode=pipe placement=one-core reuse=reuse"
     )
+
+
+TWO = {"cpp": LISTED["cpp"], "rust": LISTED["cpp"]}
+
+
+def pipes(cells):
+    return {(c.lang, c.server_lang) for c in cells if c.is_pipe}
+
+
+def test_profile_pairs_add_both_directions_for_the_pair_libraries():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    cells = matrix.expand(TWO, parsed, pair_libs=("capnp",))
+    assert pipes([c for c in cells if c.lib == "capnp"]) == {
+        ("cpp", "cpp"),
+        ("rust", "rust"),
+        ("cpp", "rust"),
+        ("rust", "cpp"),
+    }
+    assert pipes([c for c in cells if c.lib == "protobuf"]) == {("cpp", "cpp"), ("rust", "rust")}
+    cross = next(c for c in cells if c.lang == "rust" and c.server_lang == "cpp")
+    assert cross.impl == "rust:cpp/capnp" and cross.key.startswith("rpc/carsales/rust:cpp/capnp")
+
+
+def test_pair_filter_selects_exactly_those_pipe_cells():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    parsed["lib"] = frozenset({"protobuf"})
+    cells = matrix.expand(TWO, parsed, pairs=matrix.parse_pairs("rust:cpp"), include_limits=False)
+    assert cells and pipes(cells) == {("rust", "cpp")}
+    assert all(c.is_pipe for c in cells)
+
+
+def test_a_server_must_list_the_cell():
+    only_null = [e for e in LISTED["cpp"] if e["lib"] == "null"]
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    cells = matrix.expand({"cpp": LISTED["cpp"], "go": only_null}, parsed, pair_libs=("capnp",))
+    assert ("cpp", "go") not in pipes(c for c in cells if c.lib == "capnp")
+
+
+@pytest.mark.parametrize("text", ["rust", "rust:", ":cpp", "a:b:c"])
+def test_malformed_pairs_are_named(text):
+    with pytest.raises(matrix.MatrixError, match="CLIENT:SERVER"):
+        matrix.parse_pairs(text)
+
+
+def test_unknown_pair_language():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    with pytest.raises(matrix.MatrixError, match="unknown language in --pair: java"):
+        matrix.expand(TWO, parsed, pairs=matrix.parse_pairs("java:cpp"))

@@ -9,6 +9,9 @@ from wirebench.store import Store
 
 from .conftest import launch
 
+# Enough processes (0.4 s each) that the run cannot end before the test kills it, even on
+# a loaded machine.
+REPS = 20
 ARGS = [
     "run",
     "--lang",
@@ -22,7 +25,7 @@ ARGS = [
     "--samples",
     "2",
     "--repeat",
-    "4",
+    str(REPS),
     "--no-limits",
     "--no-report",
 ]
@@ -51,12 +54,12 @@ def wait_for_rows(db, n, timeout=60):
 
 def test_kill_9_loses_nothing_and_resume_completes(tmp_path):
     db = tmp_path / "r.db"
-    harness = launch(ARGS, db, env={"FAKE_SLEEP": "0.3"})
+    harness = launch(ARGS, db, env={"FAKE_SLEEP": "0.2"})
     wait_for_rows(db, 2)
     harness.send_signal(signal.SIGKILL)
     harness.wait()
     before = process_rows(db)
-    assert 2 <= len(before) < 4
+    assert 2 <= len(before) < REPS
     store = Store(db)
     run = store.run()
     assert run["status"] == "running"  # it never got to say otherwise
@@ -66,17 +69,17 @@ def test_kill_9_loses_nothing_and_resume_completes(tmp_path):
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
     after = process_rows(db)
-    assert len(after) == 4
+    assert len(after) == REPS
     assert set(before) <= set(after)  # the rows from before the kill are untouched
     store = Store(db)
     assert store.run(run["id"])["status"] == "complete"
     (cell,) = store.cells(run["id"])
-    assert cell["status"] == "ok" and len(json.loads(cell["samples_ns"])) == 4
+    assert cell["status"] == "ok" and len(json.loads(cell["samples_ns"])) == REPS
 
 
 def test_ctrl_c_marks_the_run_interrupted(tmp_path):
     db = tmp_path / "r.db"
-    harness = launch(ARGS, db, env={"FAKE_SLEEP": "0.3"})
+    harness = launch(ARGS, db, env={"FAKE_SLEEP": "0.2"})
     wait_for_rows(db, 1)
     harness.send_signal(signal.SIGINT)
     out, err = harness.communicate(timeout=60)

@@ -55,6 +55,9 @@ class Profile:
     memcpy_bytes: int  # bytes copied per memcpy sample, whatever the block size
     warmup_fraction: float  # untimed iterations before the first sample, as a fraction
     timeout: float  # seconds one process may take before it is killed
+    # Libraries whose pipe cells also run between languages (client in one, server in the
+    # other), for every pair of languages built.
+    pair_libs: tuple[str, ...] = ("capnp",)
 
     def iters_for(self, case: str, params: dict[str, str]) -> int:
         if case == "memcpy":

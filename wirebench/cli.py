@@ -168,6 +168,11 @@ def _filter_options(f):
 @click.option("--samples", type=click.IntRange(1), help="Timed samples per process.")
 @click.option("--iters", type=click.IntRange(1), help="Iterations per sample, for every case.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds one process may take.")
+@click.option(
+    "--pair",
+    metavar="LIST",
+    help="Pipe cells between languages, CLIENT:SERVER (rust:cpp,cpp:rust); only those run.",
+)
 @click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
@@ -180,7 +185,18 @@ def _filter_options(f):
 @click.option("--json", "as_json", is_flag=True, help="Print the run's results as JSON.")
 @_db_option
 def run(
-    profile, repeat, samples, iters, timeout, no_limits, resume, show_report, as_json, db, **filters
+    profile,
+    repeat,
+    samples,
+    iters,
+    timeout,
+    pair,
+    no_limits,
+    resume,
+    show_report,
+    as_json,
+    db,
+    **filters,
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
@@ -188,7 +204,7 @@ def run(
         row = store.run(resume)
         if row is None:
             _fail(f"no run {resume} in {db}; `wirebench runs` lists them")
-        if any(v for v in filters.values()) or repeat or samples or iters or timeout:
+        if any(v for v in filters.values()) or pair or repeat or samples or iters or timeout:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
         plan = json.loads(row["plan"])
         run_id = resume
@@ -208,7 +224,10 @@ def run(
     else:
         try:
             parsed = {k: matrix.parse_filter(k, v) for k, v in filters.items()}
-            langs = sorted(parsed["lang"] or drivers.DRIVERS)
+            pairs = matrix.parse_pairs(pair)
+            langs = sorted(
+                set(parsed["lang"] or drivers.DRIVERS) | {x for p in pairs or () for x in p}
+            )
             for lang in langs:
                 drivers.get(lang)
         except (matrix.MatrixError, drivers.DriverError) as e:
@@ -216,7 +235,13 @@ def run(
         _build(langs)
         try:
             listed = {lang: list(drivers.list_cells(lang)) for lang in langs}
-            cells = matrix.expand(listed, parsed, include_limits=not no_limits)
+            cells = matrix.expand(
+                listed,
+                parsed,
+                include_limits=not no_limits,
+                pairs=pairs,
+                pair_libs=catalog.PROFILES[profile].pair_libs,
+            )
         except (matrix.MatrixError, drivers.DriverError) as e:
             _fail(str(e))
         plan = runner.make_plan(cells, catalog.PROFILES[profile], repeat, samples, iters, timeout)
@@ -309,10 +334,21 @@ def _emit_report(data: dict, db: Path) -> Path:
 
 @main.command("report")
 @click.option("--run", "run_id", type=int, metavar="ID", help="The run (default: the latest).")
+@click.option(
+    "--compare",
+    metavar="A:B",
+    help="Side by side with ratios: two languages (rust:cpp) or two libraries (capnp:protobuf).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
-def report_cmd(run_id, as_json, db) -> None:
+def report_cmd(run_id, compare, as_json, db) -> None:
     """Prints a stored run's tables and writes them as Markdown beside the database."""
+    pair = None
+    if compare:
+        a, sep, b = compare.partition(":")
+        if not (sep and a and b):
+            _fail(f"--compare takes A:B (like rust:cpp or capnp:protobuf), not {compare!r}")
+        pair = (a, b)
     if not db.exists():
         _fail(f"no results database at {db}; `wirebench run` makes one")
     store = _open_store(db)
@@ -323,7 +359,10 @@ def report_cmd(run_id, as_json, db) -> None:
             if run_id
             else f"no runs in {db} yet"
         )
-    data = report.build(store, row["id"])
+    try:
+        data = report.build(store, row["id"], compare=pair)
+    except report.CompareError as e:
+        _fail(str(e))
     if as_json:
         out.print_json(json.dumps(report.as_json(data)))
     else:

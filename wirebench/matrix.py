@@ -92,18 +92,48 @@ def parse_filter(name: str, text: str | None) -> frozenset[str] | None:
     return values
 
 
+def parse_pairs(text: str | None) -> frozenset[tuple[str, str]] | None:
+    """'rust:cpp,cpp:rust' -> {('rust', 'cpp'), ('cpp', 'rust')}: client and server."""
+    if not text:
+        return None
+    pairs = set()
+    for item in (v.strip() for v in text.split(",") if v.strip()):
+        client, sep, server = item.partition(":")
+        if not sep or not client or not server or ":" in server:
+            raise MatrixError(f"a pair is CLIENT:SERVER (like rust:cpp), not {item!r}")
+        pairs.add((client, server))
+    return frozenset(pairs)
+
+
+def _signature(entry: dict) -> tuple:
+    return (entry["suite"], entry["case"], entry["lib"], tuple(sorted(entry["params"].items())))
+
+
 def expand(
     listed: dict[str, list[dict]],
     filters: dict[str, frozenset[str] | None],
     include_limits: bool = True,
+    pairs: frozenset[tuple[str, str]] | None = None,
+    pair_libs: tuple[str, ...] = (),
 ) -> list[Cell]:
     """Expands the drivers' listed cells under the filters.
 
     `listed` maps a language to its driver's `list` output. Pipe cells get one cell per
-    selected placement (default: catalog.DEFAULT_PLACEMENT). The `limit` suite's cells
-    are added for every selected language, whatever the suite filter, unless
-    `include_limits` is false: they are the rows every report is read against.
+    selected placement (default: catalog.DEFAULT_PLACEMENT) and per server language:
+    with `pairs`, exactly those client:server pairs (and no other cells); without, the
+    client's own language, plus every other language that lists the same cell when the
+    library is one of `pair_libs` (the profile's cross-language pairs). The `limit`
+    suite's cells are added for every selected language, whatever the suite filter,
+    unless `include_limits` is false: they are the rows every report is read against.
     """
+    if pairs:
+        unknown = sorted({lang for pair in pairs for lang in pair} - set(listed))
+        if unknown:
+            raise MatrixError(
+                f"unknown language in --pair: {', '.join(unknown)}; "
+                f"known here: {', '.join(sorted(listed))}"
+            )
+    supported = {lang: {_signature(e) for e in entries} for lang, entries in listed.items()}
     for name in ("lang", "lib"):
         known = set(listed) if name == "lang" else {c["lib"] for cs in listed.values() for c in cs}
         wanted = filters.get(name)
@@ -135,11 +165,18 @@ def expand(
             if not all(keep(v, k) for k, v in params.items()):
                 continue
             if params.get("mode") in catalog.PIPE_MODES:
-                for placement in placements:
-                    cells.append(
-                        Cell.make(suite, case, lang, lib, {**params, "placement": placement}, lang)
-                    )
-            else:
+                serves = [s for s, sigs in supported.items() if _signature(entry) in sigs]
+                if pairs:
+                    servers = [s for s in serves if (lang, s) in pairs]
+                elif lib in pair_libs:
+                    servers = serves
+                else:
+                    servers = [lang]
+                for server in servers:
+                    for placement in placements:
+                        with_place = {**params, "placement": placement}
+                        cells.append(Cell.make(suite, case, lang, lib, with_place, server))
+            elif not pairs:
                 cells.append(Cell.make(suite, case, lang, lib, params))
     cells = sorted(set(cells), key=sort_key)
     if not [c for c in cells if c.suite != "limit"] and suites != frozenset({"limit"}):

@@ -202,11 +202,76 @@ def limit_table(results: list[CellResult]) -> Table | None:
     )
 
 
-def build(store, run_id: int) -> dict:
+class CompareError(ValueError):
+    pass
+
+
+def compare_table(results: list[CellResult], a: str, b: str) -> Table:
+    """Side by side, the way the published comparisons are drawn: every rpc cell of A
+    beside the same cell of B, and A/B with its paired 95% interval. A and B are two
+    languages (rust:cpp: same library, same parameters) or two libraries (capnp:protobuf:
+    same language, same parameters)."""
+    langs = {r.cell.lang for r in results}
+    libs = {r.cell.lib for r in results}
+    if {a, b} <= langs:
+        by, other = "lang", "lib"
+    elif {a, b} <= libs:
+        by, other = "lib", "lang"
+    else:
+        raise CompareError(
+            f"--compare takes two languages ({', '.join(sorted(langs))}) or two libraries "
+            f"({', '.join(sorted(libs))}) of the run, not {a}:{b}"
+        )
+
+    def side(r: CellResult) -> str | None:
+        c = r.cell
+        if c.server_lang not in (None, c.lang):
+            return None  # a cross-language pair belongs to neither side
+        return getattr(c, by)
+
+    def match_key(r: CellResult):
+        c = r.cell
+        return (c.case, getattr(c, other), c.params)
+
+    sides = {a: {}, b: {}}
+    for r in results:
+        if r.cell.suite == "rpc" and r.summary and side(r) in sides:
+            sides[side(r)][match_key(r)] = r
+    rows = []
+    for key, ra in sides[a].items():
+        rb = sides[b].get(key)
+        if rb is None:
+            continue
+        q = stats.ratio(ra.groups, rb.groups)
+        sa, sb = ra.summary, rb.summary
+        rows.append(
+            (
+                sort_key(ra.cell),
+                [
+                    ra.cell.case,
+                    getattr(ra.cell, other),
+                    *_params_text(ra.cell),
+                    f"{fmt_time(sa.median)} [{fmt_time(sa.low)} - {fmt_time(sa.high)}]",
+                    f"{fmt_time(sb.median)} [{fmt_time(sb.low)} - {fmt_time(sb.high)}]",
+                    f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                ],
+            )
+        )
+    if not rows:
+        raise CompareError(f"no cell of the run has both a {a} and a {b} side")
+    return Table(
+        title=f"{a} against {b}: time per iteration, and {a}/{b} (below 1: {a} faster)",
+        headers=["case", other, "mode", "compression", "reuse", "placement", a, b, f"{a}/{b}"],
+        rows=[row for _, row in sorted(rows)],
+    )
+
+
+def build(store, run_id: int, compare: tuple[str, str] | None = None) -> dict:
     """Everything a report shows, as plain data."""
     run = store.run(run_id)
     results = load(store, run_id)
-    tables = rpc_tables(results)
+    tables = [compare_table(results, *compare)] if compare else []
+    tables += rpc_tables(results)
     limits = limit_table(results)
     if limits:
         tables.append(limits)
@@ -337,4 +402,7 @@ def as_json(data: dict) -> dict:
         "run": {k: run[k] for k in ("id", "status", "profile", "started", "finished", "command")},
         "provenance": data["provenance"],
         "cells": [cell_json(r) for r in data["results"]],
+        "tables": [
+            {"title": t.title, "headers": t.headers, "rows": t.rows} for t in data["tables"]
+        ],
     }
