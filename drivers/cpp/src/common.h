@@ -46,8 +46,19 @@ class RpcCell {
   virtual void pipe(uint64_t iters, Tally& tally) = 0;
   virtual void pipeAsync(uint64_t iters, Tally& tally) = 0;
   virtual void closeClient() = 0;  // flushes and closes the out fd
-  // Answers requests until a clean end of file at a message boundary.
-  virtual ServerStats serve(int inFd, int outFd) = 0;
+  // Answers requests until a clean end of file at a message boundary, adding to `stats` as
+  // it goes: after a failure, stats.requests is the index of the request that failed.
+  virtual void serve(int inFd, int outFd, ServerStats& stats) = 0;
+
+  // Golden files (src/golden.cpp): the pipe client's side of the wire on any fd, e.g. a file.
+  // Builds `n` requests from the generator's current state and writes them to `fd` in the
+  // framing and with the builders that pipe() uses; returns each request's expectation as
+  // its digest term (docs/protocol.md, check digests).
+  virtual std::vector<uint64_t> writeRequests(int fd, uint64_t n) = 0;
+  // Reads responses from `fd` as pipe() does, until a clean end of file at a message
+  // boundary, appending each one's answer as a digest term to `answers`: after a failure,
+  // answers.size() is the index of the response that failed.
+  virtual void readResponses(int fd, std::vector<uint64_t>& answers) = 0;
 };
 
 // Each library's factory; returns nullptr for a combination it does not support.

@@ -1,5 +1,5 @@
-// wirebench-cpp: the C++ driver. Implements docs/protocol.md (commands info, list, run),
-// the timing loop, the roles of pipe cells and the JSON results.
+// wirebench-cpp: the C++ driver. Implements docs/protocol.md (commands info, list, run,
+// golden), the timing loop, the roles of pipe cells and the JSON results.
 
 #include <fcntl.h>
 #include <gnu/libc-version.h>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common.h"
+#include "golden.h"
 #include "io.h"
 #include "registry.h"
 #include "rng.h"
@@ -377,7 +378,8 @@ void checkFd(int fd, const char* flag) {
 
 int runServer(const RunSpec& spec, bool quiet) {
   auto cell = makeCell(spec);
-  ServerStats st = cell->serve(spec.inFd, spec.outFd);
+  ServerStats st;
+  cell->serve(spec.inFd, spec.outFd, st);
   if (!quiet) {
     Json j = header(spec, "server");
     j.num("requests", st.requests)
@@ -509,10 +511,43 @@ int list() {
   return 0;
 }
 
+// `golden write DIR` and `golden check DIR`: one JSON line per file (src/golden.h).
+int golden(int argc, char** argv) {
+  if (argc < 3) throw UsageError("golden: missing subcommand (write or check)");
+  std::string sub = argv[2];
+  if (sub != "write" && sub != "check") {
+    throw UsageError("golden: unknown subcommand '" + sub + "' (write or check)");
+  }
+  if (argc < 4) throw UsageError("golden " + sub + ": missing DIR");
+  if (argc > 4) throw UsageError(std::string("unexpected argument '") + argv[4] + "'");
+  std::string dir = argv[3];
+  if (dir.empty()) throw UsageError("golden " + sub + ": DIR is empty");
+  if (sub == "write") {
+    goldenWrite(dir, [](const GoldenFile& f) {
+      Json j;
+      j.str("file", f.name).num("messages", f.messages).num("bytes", f.bytes);
+      printLine(j.text());
+    });
+  } else {
+    goldenCheck(dir, [](const GoldenFile& f) {
+      Json j;
+      j.str("file", f.name);
+      if (f.skipped) {
+        j.boolean("skipped", true);
+      } else {
+        j.num("messages", f.messages).boolean("ok", true);
+      }
+      printLine(j.text());
+    });
+  }
+  return 0;
+}
+
 const char kUsage[] =
     "usage: wirebench-cpp info | list | run --case C --lib L [cell parameters] --iters N\n"
     "         [--samples S] [--warmup W] [--suite S] [--role local|client|server]\n"
     "         [--in-fd R --out-fd W]\n"
+    "       wirebench-cpp golden write|check DIR\n"
     "  rpc parameters: --mode object|bytes|pipe|pipe-async --compression none|packed\n"
     "                  --reuse reuse|no-reuse\n"
     "  limit parameters: --block 16KiB|1MiB|64MiB\n";
@@ -530,6 +565,7 @@ int main(int argc, char** argv) {
       if (argc > 2) throw wb::UsageError(std::string("unexpected argument '") + argv[2] + "'");
       return command == "info" ? wb::info() : wb::list();
     }
+    if (command == "golden") return wb::golden(argc, argv);
     if (command != "run") throw wb::UsageError("unknown command '" + command + "'");
     wb::RunSpec spec = wb::validate(wb::parseRunFlags(argc, argv));
     return wb::runCommand(spec);

@@ -1,6 +1,6 @@
-// Tests of the C++ driver against the golden files in testdata/rpc/ and against the
-// protocol (docs/protocol.md): generator, first requests, check digests, server failures,
-// client/server roles and usage errors.
+// Tests of the C++ driver against the golden files in testdata/rpc/ and testdata/golden/cpp/
+// and against the protocol (docs/protocol.md): generator, first requests, check digests,
+// server failures, client/server roles, golden messages and usage errors.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -408,6 +410,218 @@ TEST(Server, RejectsGarbage) {
   }
 }
 
+// ---- golden messages: testdata/golden/cpp ----------------------------------------------
+
+namespace fs = std::filesystem;
+
+const std::string kGolden = kTestdata + "/golden/cpp";
+
+std::string tempDir() {
+  char tmpl[] = "/tmp/wirebench-golden-XXXXXX";
+  const char* dir = mkdtemp(tmpl);
+  EXPECT_NE(dir, nullptr);
+  return dir != nullptr ? dir : "/nonexistent";
+}
+
+std::vector<std::string> fileNames(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// <case>.<lib>.<compression> of every golden pair the driver writes.
+std::vector<std::string> goldenStems() {
+  std::vector<std::string> stems;
+  for (const std::string kase : {"carsales", "catrank", "eval"}) {
+    for (const auto& lc : kLibs) stems.push_back(kase + "." + lc.lib + "." + lc.compression);
+  }
+  return stems;
+}
+
+std::string okLine(const std::string& file) {
+  return "{\"file\": \"" + file + "\", \"messages\": 5, \"ok\": true}";
+}
+
+TEST(Golden, CheckPassesOnTestdata) {
+  Outcome r = driver({"golden", "check", kGolden});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const auto& stem : goldenStems()) {
+    for (const std::string ext : {".requests", ".responses"}) {
+      EXPECT_NE(r.out.find(okLine(stem + ext) + "\n"), std::string::npos) << stem << ext;
+    }
+  }
+  EXPECT_EQ(r.out.find("skipped"), std::string::npos) << r.out;
+}
+
+// The files testdata/golden/cpp holds are what this build writes, byte for byte. A library
+// upgrade that changes the wire format (capnp's or protobuf's encoding of the same values)
+// fails here: then the other languages' drivers must be checked against the new bytes
+// (`golden check`) before testdata/golden/cpp is rewritten with `golden write`.
+TEST(Golden, WriteIsByteIdenticalToTestdata) {
+  std::string dir = tempDir();
+  Outcome r = driver({"golden", "write", dir + "/new"});  // creates the directory
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> expected;
+  for (const auto& stem : goldenStems()) {
+    for (const std::string ext : {".requests", ".responses"}) {
+      std::string name = stem + ext;
+      expected.push_back(name);
+      std::string bytes = readFile(kGolden + "/" + name);
+      EXPECT_NE(r.out.find("{\"file\": \"" + name + "\", \"messages\": 5, \"bytes\": " +
+                           std::to_string(bytes.size()) + "}\n"),
+                std::string::npos)
+          << name << " in " << r.out;
+      EXPECT_TRUE(readFile(dir + "/new/" + name) == bytes)
+          << name << " differs from " << kGolden << "/" << name;
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(fileNames(dir + "/new"), expected);
+  EXPECT_EQ(fileNames(kGolden), expected);
+  fs::remove_all(dir);
+}
+
+// The golden files are exactly what crosses a pipe: a pipe client that reads the golden
+// responses writes the golden requests, and a pipe server fed the golden requests writes
+// the golden responses.
+TEST(Golden, FilesAreWhatCrossesAPipe) {
+  for (const auto& stem : goldenStems()) {
+    std::string kase = stem.substr(0, stem.find('.'));
+    std::string rest = stem.substr(kase.size() + 1);
+    std::string lib = rest.substr(0, rest.find('.'));
+    std::string compression = rest.substr(lib.size() + 1);
+    std::string requests = kGolden + "/" + stem + ".requests";
+    std::string responses = kGolden + "/" + stem + ".responses";
+    auto base = rpcArgs(kase, lib, "pipe", compression, "reuse");
+    std::string written = tempPath(".out");
+
+    Outcome c = driver(plus(base, {"--role", "client", "--in-fd", "3", "--out-fd", "4",
+                                   "--iters", "5", "--samples", "1", "--warmup", "0"}),
+                       [&] {
+                         plumb(open(responses.c_str(), O_RDONLY),
+                               open(written.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), {});
+                       });
+    ASSERT_EQ(c.status, 0) << stem << " client: " << c.err;
+    EXPECT_NE(c.out.find("\"verified\": true"), std::string::npos) << c.out;
+    EXPECT_TRUE(readFile(written) == readFile(requests)) << stem << ": the client's requests";
+
+    Outcome s = driver(plus(base, {"--role", "server", "--in-fd", "3", "--out-fd", "4"}), [&] {
+      plumb(open(requests.c_str(), O_RDONLY),
+            open(written.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), {});
+    });
+    ASSERT_EQ(s.status, 0) << stem << " server: " << s.err;
+    EXPECT_EQ(jsonInt(s.out, "requests"), 5) << s.out;
+    EXPECT_TRUE(readFile(written) == readFile(responses)) << stem << ": the server's responses";
+    unlink(written.c_str());
+  }
+}
+
+// A copy of one golden pair, damaged by `damage`, in a directory of its own; `golden check`
+// on it must exit 1, naming the file and the message, and not pass that file.
+void expectCheckFails(const std::string& file, const std::function<void(std::string&)>& damage,
+                      const std::string& message) {
+  std::string dir = tempDir();
+  std::string stem = file.substr(0, file.rfind('.'));
+  for (const std::string ext : {".requests", ".responses"}) {
+    fs::copy_file(kGolden + "/" + stem + ext, dir + "/" + stem + ext);
+  }
+  std::string bytes = readFile(dir + "/" + file);
+  damage(bytes);
+  {
+    std::ofstream out(dir + "/" + file, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  Outcome r = driver({"golden", "check", dir});
+  EXPECT_EQ(r.status, 1) << file << ": " << r.out;
+  EXPECT_NE(r.err.find(dir + "/" + file + ": " + message), std::string::npos)
+      << file << ": " << r.err;
+  EXPECT_EQ(r.out.find(okLine(file)), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(Golden, CheckFailsOnAFlippedByte) {
+  struct Flip {
+    std::string file;
+    long offset;  // from the end if negative
+    std::string message;
+  };
+  const std::vector<Flip> flips = {
+      // An answer: null's EvaluationResult value; capnp's TotalValue amount (after an
+      // 8-byte segment table and the root pointer); protobuf's amount varint, last byte.
+      {"eval.null.none.responses", 4, "message 0"},
+      {"carsales.capnp.none.responses", 16, "message 0"},
+      {"carsales.protobuf.none.responses", -1, "message 4"},
+      {"carsales.capnp.packed.responses", -1, "message 4"},
+      // A value the server's answer depends on: the last car's cup holders (null), the
+      // diameter of the last car's last wheel (capnp).
+      {"carsales.null.none.requests", -2, "message 4"},
+      {"carsales.capnp.none.requests", -8, "message 4"},
+      // Structure: null's car count, a capnp segment count, a protobuf size prefix.
+      {"carsales.null.none.requests", 4, "message 0"},
+      {"eval.null.none.requests", 4, "message 0"},
+      {"catrank.null.none.responses", 4, "message 0"},
+      {"eval.capnp.none.requests", 0, "message "},
+      {"catrank.protobuf.none.requests", 0, "message 0"},
+  };
+  for (const auto& f : flips) {
+    expectCheckFails(f.file, [&](std::string& b) {
+      size_t at = f.offset >= 0 ? static_cast<size_t>(f.offset) : b.size() + f.offset;
+      ASSERT_LT(at, b.size());
+      b[at] = static_cast<char>(b[at] ^ 1);
+    }, f.message);
+  }
+}
+
+TEST(Golden, CheckFailsOnATruncatedFile) {
+  for (const auto& stem : goldenStems()) {
+    for (const std::string ext : {".requests", ".responses"}) {
+      // One byte short: the last message is cut.
+      expectCheckFails(stem + ext, [](std::string& b) { b.pop_back(); }, "message 4");
+    }
+  }
+  // Cut in the middle of the file, and empty.
+  expectCheckFails("catrank.capnp.packed.requests",
+                   [](std::string& b) { b.resize(b.size() / 2); }, "message ");
+  expectCheckFails("eval.protobuf.none.responses", [](std::string& b) { b.clear(); },
+                   "0 messages, expected 5");
+}
+
+TEST(Golden, SkipsWhatItDoesNotSupportAndNeedsOneFile) {
+  std::string dir = tempDir();
+  for (const std::string name : {"eval.flatbuffers.none.requests",
+                                 "eval.flatbuffers.none.responses", "eval.protobuf.packed.requests",
+                                 "nonsense.requests"}) {
+    std::ofstream(dir + "/" + name) << "whatever";
+  }
+  Outcome none = driver({"golden", "check", dir});
+  EXPECT_EQ(none.status, 1) << none.out;
+  EXPECT_NE(none.err.find(dir), std::string::npos) << none.err;
+  EXPECT_NE(none.out.find("{\"file\": \"eval.flatbuffers.none.responses\", \"skipped\": true}"),
+            std::string::npos)
+      << none.out;
+
+  for (const std::string ext : {".requests", ".responses"}) {
+    fs::copy_file(kGolden + "/eval.null.none" + ext, dir + "/eval.null.none" + ext);
+  }
+  Outcome some = driver({"golden", "check", dir});
+  EXPECT_EQ(some.status, 0) << some.err;
+  EXPECT_NE(some.out.find(okLine("eval.null.none.responses")), std::string::npos) << some.out;
+  for (const std::string name : {"eval.flatbuffers.none.requests", "eval.protobuf.packed.requests",
+                                 "nonsense.requests"}) {
+    EXPECT_NE(some.out.find("{\"file\": \"" + name + "\", \"skipped\": true}"),
+              std::string::npos)
+        << name << " in " << some.out;
+  }
+  fs::remove_all(dir);
+
+  Outcome missing = driver({"golden", "check", dir + "/gone"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find(dir + "/gone"), std::string::npos) << missing.err;
+}
+
 // ---- usage -----------------------------------------------------------------------------
 
 TEST(Usage, BadCommandLinesExit2NamingTheProblem) {
@@ -438,6 +652,10 @@ TEST(Usage, BadCommandLinesExit2NamingTheProblem) {
       {{"run", "--case", "memcpy", "--lib", "memcpy", "--block", "1MiB", "--mode", "bytes",
         "--iters", "1"},
        "--mode"},
+      {{"golden"}, "subcommand"},
+      {{"golden", "compare", "/tmp"}, "compare"},
+      {{"golden", "check"}, "DIR"},
+      {{"golden", "write", "/tmp/a", "/tmp/b"}, "/tmp/b"},
   };
   for (const auto& c : cases) {
     Outcome r = driver(c.args);

@@ -493,10 +493,9 @@ class Cell final : public RpcCell {
     outFd_ = -1;
   }
 
-  ServerStats serve(int inFd, int outFd) override {
+  void serve(int inFd, int outFd, ServerStats& stats) override {
     PipeInput<kPacked> in(inFd);
     CountingOutput out(outFd);
-    ServerStats stats;
     while (!in.atCleanEnd()) {
       B builder(s1_);
       readFrom<kPacked>(in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
@@ -505,9 +504,28 @@ class Cell final : public RpcCell {
       });
       ++stats.requests;
     }
-    stats.bytesIn = in.raw.count;
-    stats.bytesOut = out.count;
-    return stats;
+    stats.bytesIn += in.raw.count;
+    stats.bytesOut += out.count;
+  }
+
+  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
+    kj::FdOutputStream out(fd);
+    std::vector<uint64_t> expectations;
+    for (; n > 0; --n) {
+      B builder(s1_);
+      expectations.push_back(Case::term(Case::setup(builder.template initRoot<Request>())));
+      writeTo<kPacked>(out, builder);
+    }
+    return expectations;
+  }
+
+  void readResponses(int fd, std::vector<uint64_t>& answers) override {
+    PipeInput<kPacked> in(fd);
+    while (!in.atCleanEnd()) {
+      readFrom<kPacked>(in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
+        answers.push_back(Case::term(Case::answer(reader.getRoot<Response>())));
+      });
+    }
   }
 
  private:

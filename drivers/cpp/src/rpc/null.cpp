@@ -854,8 +854,7 @@ class Cell final : public RpcCell {
     outFd_ = -1;
   }
 
-  ServerStats serve(int inFd, int outFd) override {
-    ServerStats stats;
+  void serve(int inFd, int outFd, ServerStats& stats) override {
     for (;;) {
       P pool(a1_);
       Request request;
@@ -869,7 +868,28 @@ class Cell final : public RpcCell {
       stats.bytesOut += sendMessage<Case>(outFd, response, out);
       ++stats.requests;
     }
-    return stats;
+  }
+
+  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
+    std::vector<uint64_t> expectations;
+    for (; n > 0; --n) {
+      P pool(a1_);
+      Request request;
+      expectations.push_back(Case::term(Case::setup(request, pool)));
+      B out(b1_);
+      sendMessage<Case>(fd, request, out);
+    }
+    return expectations;
+  }
+
+  void readResponses(int fd, std::vector<uint64_t>& answers) override {
+    for (;;) {
+      P pool(a2_);
+      Response response;
+      B in(b2_);
+      if (receiveMessage<Case>(fd, response, in, pool, true) == 0) break;
+      answers.push_back(Case::term(Case::answer(response)));
+    }
   }
 
  private:

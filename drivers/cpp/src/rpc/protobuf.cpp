@@ -444,10 +444,9 @@ class Cell final : public RpcCell {
     outFd_ = -1;
   }
 
-  ServerStats serve(int inFd, int outFd) override {
+  void serve(int inFd, int outFd, ServerStats& stats) override {
     pio::FileInputStream in(inFd);
     pio::FileOutputStream out(outFd);
-    ServerStats stats;
     while (!atCleanEnd(&in)) {
       Req request(serverRequest_);
       stats.bytesIn += readDelimited(&in, &*request);
@@ -458,7 +457,28 @@ class Cell final : public RpcCell {
       response.done();
       ++stats.requests;
     }
-    return stats;
+  }
+
+  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
+    pio::FileOutputStream out(fd);
+    std::vector<uint64_t> expectations;
+    for (; n > 0; --n) {
+      Req request(clientRequest_);
+      expectations.push_back(Case::term(Case::setup(&*request)));
+      writeDelimited(*request, &out);
+      request.done();
+    }
+    return expectations;
+  }
+
+  void readResponses(int fd, std::vector<uint64_t>& answers) override {
+    pio::FileInputStream in(fd);
+    while (!atCleanEnd(&in)) {
+      Resp response(clientResponse_);
+      readDelimited(&in, &*response);
+      answers.push_back(Case::term(Case::answer(*response)));
+      response.done();
+    }
   }
 
  private:

@@ -1,0 +1,35 @@
+// Golden messages (docs/protocol.md, `golden write` and `golden check`): files of requests
+// and responses in each pipe wire format, so that every language can prove it reads every
+// other language's bytes, and a library upgrade that changes the bytes is caught.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace wb {
+
+// Requests (and so responses) per golden file: the first ones from a fresh generator.
+inline constexpr uint64_t kGoldenMessages = 5;
+
+// One file written, checked or skipped.
+struct GoldenFile {
+  std::string name;  // file name inside the directory
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  bool skipped = false;
+};
+using GoldenReport = std::function<void(const GoldenFile&)>;
+
+// Writes DIR/<case>.<lib>.<compression>.{requests,responses} for every rpc case, library
+// and compression this driver supports, creating DIR if needed; reports each file as it
+// is written. Throws Failure on an I/O error or a failed request.
+void goldenWrite(const std::string& dir, const GoldenReport& report);
+
+// Checks every DIR/<case>.<lib>.<compression>.requests file and its .responses file (in
+// name order), reporting each file checked or skipped (unsupported case, lib or
+// compression). Throws Failure naming the file and the message at the first corrupt
+// message, wrong answer or wrong message count, or if no file could be checked.
+void goldenCheck(const std::string& dir, const GoldenReport& report);
+
+}  // namespace wb

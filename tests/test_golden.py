@@ -1,0 +1,45 @@
+"""Golden messages: every built driver decodes every language's files in testdata/golden/.
+
+Each language writes the first requests of each case, and its server's responses, in
+each wire format (`DRIVER golden write DIR`); every other language must read them and
+reach the same answers (`DRIVER golden check DIR`). A library upgrade that changes what
+a driver writes shows up in that driver's own tests, which compare against its files.
+"""
+
+import json
+import subprocess
+
+import pytest
+
+from wirebench import drivers
+
+GOLDEN = drivers.ROOT / "testdata" / "golden"
+WRITERS = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
+READERS = [lang for lang, d in drivers.DRIVERS.items() if d.is_built()]
+
+
+def golden_supported(lang: str) -> bool:
+    proc = subprocess.run(
+        [str(drivers.DRIVERS[lang].path), "golden", "check", str(GOLDEN)],
+        capture_output=True,
+        text=True,
+    )
+    return "unknown command" not in proc.stderr
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("reader", READERS)
+def test_every_language_reads_every_language(reader, writer):
+    if not golden_supported(reader):
+        pytest.skip(f"the {reader} driver has no golden command yet")
+    proc = subprocess.run(
+        [str(drivers.DRIVERS[reader].path), "golden", "check", str(GOLDEN / writer)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, f"{reader} reading {writer}'s files: {proc.stderr}"
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    checked = [r for r in lines if r.get("ok")]
+    assert checked, f"{reader} checked none of {writer}'s files"
+    assert all(r.get("ok") or r.get("skipped") for r in lines)
