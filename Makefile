@@ -23,6 +23,9 @@ test: build test-drivers test-harness
 
 test-drivers:
 	ctest --test-dir drivers/cpp/build --output-on-failure -j2
+	cargo fmt --manifest-path drivers/rust/Cargo.toml --check
+	cargo clippy --release --manifest-path drivers/rust/Cargo.toml --all-targets -- -D warnings
+	cargo test --release --manifest-path drivers/rust/Cargo.toml
 
 test-harness: lint
 	$(UV) run pytest -q

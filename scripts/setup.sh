@@ -22,6 +22,15 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Rust comes from rustup (a base toolchain here); clippy and rustfmt are its components.
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust with rustup" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null 2>&1; then
+  rustup component add clippy rustfmt >/dev/null 2>&1 || true
+fi
+
 if ! command -v uv >/dev/null 2>&1; then
   echo "setup: installing uv"
   python3 -m pip install --quiet uv

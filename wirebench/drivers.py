@@ -92,6 +92,15 @@ DRIVERS = {
         pkgconfig=("capnp", "protobuf"),
         install_hint=APT_CPP,
     ),
+    "rust": Driver(
+        lang="rust",
+        executable="drivers/rust/target/release/wirebench-rust",
+        build=(("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
+        # Code is generated from schemas/ with Debian's capnp and protoc.
+        tools=("cargo", "capnp", "protoc"),
+        pkgconfig=(),
+        install_hint="rustup, for cargo; " + APT_CPP,
+    ),
 }
 
 

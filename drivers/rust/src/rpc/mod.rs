@@ -1,0 +1,4 @@
+//! The rpc suite, one file per library.
+pub mod capnp;
+pub mod null;
+pub mod protobuf;
