@@ -172,9 +172,12 @@ def execute(task: Task) -> Outcome:
             child.wait()
         return Outcome("error", f"cannot start the driver: {e}")
 
+    # A daemon, started inside the try: a Ctrl-C at any point must neither leave the timer
+    # running nor keep the harness alive until it fires.
     timer = threading.Timer(task.timeout, on_timeout)
-    timer.start()
+    timer.daemon = True
     try:
+        timer.start()
         for child in reversed(children):  # the client (last) finishes first
             child.wait()
     finally:

@@ -2,6 +2,8 @@
 //! indexes, the car valuation, the eval arithmetic and the catrank scoring. Each library
 //! reads its own message types and calls these.
 
+use std::io::{Read, Write};
+
 use crate::rng::Rng;
 
 // ---- carsales -------------------------------------------------------------------------
@@ -218,6 +220,21 @@ pub trait RpcCell: Send {
     fn close_client(&mut self) -> Res<()>;
     /// Answers requests until a clean end of file at a message boundary.
     fn serve(&mut self, in_fd: i32, out_fd: i32) -> Res<ServerStats>;
+    /// The server on streams (golden files): answers requests from `input` into `output`
+    /// until a clean end of file, counting in `stats.requests` as it goes (so that a
+    /// failure can name the message); the byte counts are left at 0.
+    fn serve_stream(
+        &mut self,
+        input: &mut dyn Read,
+        output: &mut dyn Write,
+        stats: &mut ServerStats,
+    ) -> Res<()>;
+    /// The client's writing side alone: `n` requests drawn from `rng` into `output`, in the
+    /// pipe wire format; returns each request's expectation (its digest term).
+    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>>;
+    /// The client's reading side alone: reads responses until a clean end of file,
+    /// pushing each one's answer (its digest term) onto `answers` as it goes.
+    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()>;
 }
 
 pub fn expect<T: PartialEq + std::fmt::Display>(got: T, expected: T) -> Res<()> {

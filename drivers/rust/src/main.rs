@@ -1,4 +1,5 @@
-//! wirebench-rust: the Rust driver. Implements docs/protocol.md (commands info, list, run),
+//! wirebench-rust: the Rust driver. Implements docs/protocol.md (commands info, list, run,
+//! golden),
 //! the timing loop, the roles of pipe cells and the JSON results, like the C++ driver
 //! (drivers/cpp/src/main.cpp).
 //!
@@ -8,6 +9,7 @@
 //! fds without the libc crate, and a thread keeps the dependency list minimal.)
 
 mod cases;
+mod golden;
 mod io;
 mod limit;
 mod registry;
@@ -645,10 +647,53 @@ fn list() {
     let _ = out.flush();
 }
 
+/// `golden write DIR` and `golden check DIR`: one JSON line per file (src/golden.rs).
+fn golden_command(argv: &[String]) -> Result<(), Error> {
+    let Some(sub) = argv.get(1) else {
+        return Err(usage("golden: missing subcommand (write or check)"));
+    };
+    if sub != "write" && sub != "check" {
+        return Err(usage(format!(
+            "golden: unknown subcommand '{sub}' (write or check)"
+        )));
+    }
+    let Some(dir) = argv.get(2) else {
+        return Err(usage(format!("golden {sub}: missing DIR")));
+    };
+    if let Some(a) = argv.get(3) {
+        return Err(usage(format!("unexpected argument '{a}'")));
+    }
+    if dir.is_empty() {
+        return Err(usage(format!("golden {sub}: DIR is empty")));
+    }
+    if sub == "write" {
+        golden::golden_write(dir, &mut |f| {
+            let mut j = Json::default();
+            j.str("file", &f.name)
+                .num("messages", f.messages)
+                .num("bytes", f.bytes);
+            print_line(&j.text());
+        })?;
+    } else {
+        golden::golden_check(dir, &mut |f| {
+            let mut j = Json::default();
+            j.str("file", &f.name);
+            if f.skipped {
+                j.boolean("skipped", true);
+            } else {
+                j.num("messages", f.messages).boolean("ok", true);
+            }
+            print_line(&j.text());
+        })?;
+    }
+    Ok(())
+}
+
 const USAGE: &str =
     "usage: wirebench-rust info | list | run --case C --lib L [cell parameters] --iters N
          [--samples S] [--warmup W] [--suite S] [--role local|client|server]
          [--in-fd R --out-fd W]
+       wirebench-rust golden write|check DIR
   rpc parameters: --mode object|bytes|pipe|pipe-async --compression none|packed
                   --reuse reuse|no-reuse
   limit parameters: --block 16KiB|1MiB|64MiB
@@ -674,6 +719,7 @@ fn real_main(argv: &[String]) -> Result<(), Error> {
             let spec = validate(&parse_run_flags(&argv[1..])?)?;
             run_command(&spec)
         }
+        "golden" => golden_command(argv),
         other => Err(usage(format!("unknown command '{other}'"))),
     }
 }

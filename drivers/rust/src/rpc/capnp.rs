@@ -15,7 +15,7 @@
 //!  - catrank text: `text::Reader::to_str()` (UTF-8 validation, fast on ASCII) then
 //!    `str::contains`; a foreign peer's non-UTF-8 snippet is a corrupt message.
 
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::marker::PhantomData;
 
 use capnp::message::{self, Allocator, ReaderOptions, ScratchSpaceHeapAllocator};
@@ -654,13 +654,63 @@ impl<C: Case, M: Mem, const PACKED: bool> RpcCell for Cell<C, M, PACKED> {
         let mut input = BufReader::new(CountingReader::from_fd(in_fd, false));
         let mut output = BufWriter::new(CountingWriter::from_fd(out_fd, false));
         let mut stats = ServerStats::default();
+        self.serve_from(&mut input, &mut output, &mut stats)?;
+        stats.bytes_in = input.get_ref().count;
+        stats.bytes_out = output.get_ref().count;
+        Ok(stats)
+    }
+
+    fn serve_stream(
+        &mut self,
+        input: &mut dyn Read,
+        output: &mut dyn Write,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
+        let mut input = BufReader::new(input);
+        let mut output = BufWriter::new(output);
+        self.serve_from(&mut input, &mut output, stats)
+    }
+
+    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
+        let mut output = BufWriter::new(output);
+        let mut expectations = Vec::new();
+        for _ in 0..n {
+            let mut rq = message::Builder::new(self.s1.alloc());
+            expectations.push(C::setup(rng, &mut self.snippet, rq.init_root())?.term());
+            write_to(PACKED, &mut output, &rq)?;
+        }
+        output.flush()?;
+        Ok(expectations)
+    }
+
+    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
+        let mut input = BufReader::new(input);
+        while let Some(a) =
+            read_stream::<C::Resp, _, _>(PACKED, &mut input, reader_scratch::<M>(self.r2), |r| {
+                Ok(C::answer(r)?.term())
+            })?
+        {
+            answers.push(a);
+        }
+        Ok(())
+    }
+}
+
+impl<C: Case, M: Mem, const PACKED: bool> Cell<C, M, PACKED> {
+    /// The server loop of `serve` and `serve_stream`; flushes `output` at the end.
+    fn serve_from<R: BufRead, W: Write>(
+        &mut self,
+        input: &mut R,
+        output: &mut W,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
         let Self { s1, r2, .. } = self;
         loop {
             let got =
-                read_stream::<C::Req, (), _>(PACKED, &mut input, reader_scratch::<M>(r2), |req| {
+                read_stream::<C::Req, (), _>(PACKED, input, reader_scratch::<M>(r2), |req| {
                     let mut rs = message::Builder::new(s1.alloc());
                     C::handle(req, rs.init_root())?;
-                    write_to(PACKED, &mut output, &rs)?;
+                    write_to(PACKED, &mut *output, &rs)?;
                     output.flush()?;
                     Ok(())
                 })?;
@@ -670,9 +720,7 @@ impl<C: Case, M: Mem, const PACKED: bool> RpcCell for Cell<C, M, PACKED> {
             stats.requests += 1;
         }
         output.flush()?;
-        stats.bytes_in = input.get_ref().count;
-        stats.bytes_out = output.get_ref().count;
-        Ok(stats)
+        Ok(())
     }
 }
 

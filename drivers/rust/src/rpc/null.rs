@@ -947,12 +947,64 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
         let mut input = CountingReader::from_fd(in_fd, false);
         let mut output = CountingWriter::from_fd(out_fd, false);
         let mut stats = ServerStats::default();
+        self.serve_from(&mut input, &mut output, &mut stats)?;
+        Ok(stats)
+    }
+
+    fn serve_stream(
+        &mut self,
+        input: &mut dyn Read,
+        output: &mut dyn Write,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
+        self.serve_from(&mut &mut *input, &mut &mut *output, stats)
+    }
+
+    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
+        let mut expectations = Vec::new();
+        for _ in 0..n {
+            let mut f1 = None;
+            let mut fb1 = Vec::new();
+            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
+            expectations.push(C::setup(rng, request).term());
+            send(
+                &mut &mut *output,
+                request,
+                pick_buf::<REUSE>(&mut self.b1, &mut fb1),
+            )?;
+        }
+        output.flush()?;
+        Ok(expectations)
+    }
+
+    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
+        loop {
+            let mut f2 = None;
+            let mut fb2 = Vec::new();
+            let response = pick::<_, REUSE>(&mut self.r2, &mut f2);
+            let buf = pick_buf::<REUSE>(&mut self.b2, &mut fb2);
+            if receive(&mut &mut *input, response, buf, true)?.is_none() {
+                return Ok(());
+            }
+            answers.push(C::answer(response).term());
+        }
+    }
+}
+
+impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
+    /// The server loop of `serve` and `serve_stream`.
+    fn serve_from<Rd: Read, Wr: Write>(
+        &mut self,
+        input: &mut Rd,
+        output: &mut Wr,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
         loop {
             let (mut f1, mut f2) = (None, None);
             let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
             let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
             match receive(
-                &mut input,
+                input,
                 request,
                 pick_buf::<REUSE>(&mut self.b1, &mut fb1),
                 true,
@@ -962,14 +1014,10 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
             }
             let response = pick::<_, REUSE>(&mut self.r1, &mut f2);
             C::handle(request, response)?;
-            stats.bytes_out += send(
-                &mut output,
-                response,
-                pick_buf::<REUSE>(&mut self.b2, &mut fb2),
-            )?;
+            stats.bytes_out += send(output, response, pick_buf::<REUSE>(&mut self.b2, &mut fb2))?;
             stats.requests += 1;
         }
-        Ok(stats)
+        Ok(())
     }
 }
 

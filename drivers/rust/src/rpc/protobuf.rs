@@ -9,7 +9,7 @@
 //!    varint + message, as in the C++ driver.
 //!  - compression: none only.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::marker::PhantomData;
 
 use prost::Message;
@@ -536,11 +536,67 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
         let mut input = BufReader::new(CountingReader::from_fd(in_fd, false));
         let mut output = CountingWriter::from_fd(out_fd, false);
         let mut stats = ServerStats::default();
+        self.serve_from(&mut input, &mut output, &mut stats)?;
+        Ok(stats)
+    }
+
+    fn serve_stream(
+        &mut self,
+        input: &mut dyn Read,
+        output: &mut dyn Write,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
+        let mut input = BufReader::new(input);
+        self.serve_from(&mut input, &mut &mut *output, stats)
+    }
+
+    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
+        let mut output = BufWriter::new(output);
+        let mut expectations = Vec::new();
+        for _ in 0..n {
+            let mut f1 = None;
+            let mut b1 = Vec::new();
+            let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
+            expectations.push(C::setup(rng, request).term());
+            let out = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
+            write_delimited(request, out, &mut output)?;
+            done::<_, REUSE>(request);
+        }
+        output.flush()?;
+        Ok(expectations)
+    }
+
+    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
+        let mut input = BufReader::new(input);
+        loop {
+            let mut f2 = None;
+            let mut b2 = Vec::new();
+            let inb = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
+            if read_delimited(&mut input, inb, true)?.is_none() {
+                return Ok(());
+            }
+            let response = use_msg::<_, REUSE>(&mut self.client_response, &mut f2);
+            decode_into(response, inb)?;
+            let answer = C::answer(response)?.term();
+            done::<_, REUSE>(response);
+            answers.push(answer);
+        }
+    }
+}
+
+impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
+    /// The server loop of `serve` and `serve_stream`.
+    fn serve_from<R: BufRead, W: Write>(
+        &mut self,
+        input: &mut R,
+        output: &mut W,
+        stats: &mut ServerStats,
+    ) -> Res<()> {
         loop {
             let (mut f1, mut f2) = (None, None);
             let (mut b1, mut b2) = (Vec::new(), Vec::new());
             let inb = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
-            match read_delimited(&mut input, inb, true)? {
+            match read_delimited(input, inb, true)? {
                 None => break,
                 Some(n) => stats.bytes_in += n,
             }
@@ -550,11 +606,11 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
             C::handle(request, response)?;
             done::<_, REUSE>(request);
             let out = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
-            stats.bytes_out += write_delimited(response, out, &mut output)?;
+            stats.bytes_out += write_delimited(response, out, output)?;
             done::<_, REUSE>(response);
             stats.requests += 1;
         }
-        Ok(stats)
+        Ok(())
     }
 }
 

@@ -1,0 +1,212 @@
+//! Golden messages (docs/protocol.md, `golden write` and `golden check`): the built driver
+//! checks its own files and the C++ driver's in testdata/golden/, still writes its own
+//! byte for byte, and names the file when one is corrupt or truncated.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_wirebench-rust");
+
+fn golden(lang: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/golden")
+        .join(lang)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run the driver")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh, empty directory under the system's temp directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!(
+            "wirebench-rust-golden-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `golden check DIR` succeeds and checks every one of the 24 files.
+fn check_all(dir: &Path) {
+    let out = run(&["golden", "check", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "golden check {}: {}",
+        dir.display(),
+        text(&out.stderr)
+    );
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 24, "{stdout}");
+    for line in lines {
+        assert!(
+            line.ends_with("\"messages\": 5, \"ok\": true}"),
+            "{line} in {}",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn checks_its_own_golden_files() {
+    check_all(&golden("rust"));
+}
+
+#[test]
+fn checks_the_cpp_golden_files() {
+    check_all(&golden("cpp"));
+}
+
+/// A library upgrade that changes the wire format (capnp or prost), or a change to the
+/// generator or to a case, fails here: the files written now must equal the committed ones
+/// byte for byte. If the change is intended, rewrite testdata/golden/rust with
+/// `wirebench-rust golden write testdata/golden/rust` and check that every other language
+/// still reads them (tests/test_golden.py).
+#[test]
+fn writes_its_golden_files_byte_for_byte() {
+    let tmp = TempDir::new("write");
+    let out = run(&["golden", "write", tmp.path()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 24, "{stdout}");
+    let committed = golden("rust");
+    let names = files(&committed);
+    assert_eq!(names.len(), 24);
+    assert_eq!(files(&tmp.0), names);
+    for name in &names {
+        let want = std::fs::read(committed.join(name)).unwrap();
+        let got = std::fs::read(tmp.0.join(name)).unwrap();
+        assert!(
+            got == want,
+            "{name}: golden write differs from testdata/golden/rust/{name} \
+             ({} bytes, committed {} bytes): has the wire format changed?",
+            got.len(),
+            want.len()
+        );
+    }
+}
+
+/// Copies one case's pair of files into a fresh directory and applies `damage` to one.
+fn damaged(tag: &str, stem: &str, which: &str, damage: impl FnOnce(&mut Vec<u8>)) -> TempDir {
+    let tmp = TempDir::new(tag);
+    for ext in ["requests", "responses"] {
+        let name = format!("{stem}.{ext}");
+        std::fs::copy(golden("rust").join(&name), tmp.0.join(&name)).unwrap();
+    }
+    let path = tmp.0.join(format!("{stem}.{which}"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    damage(&mut bytes);
+    std::fs::write(&path, bytes).unwrap();
+    tmp
+}
+
+fn assert_fails_naming(tmp: &TempDir, file: &str, message: u64) {
+    let out = run(&["golden", "check", tmp.path()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let want = format!("{file}: message {message}:");
+    assert!(stderr.contains(&want), "want '{want}' in: {stderr}");
+}
+
+#[test]
+fn a_flipped_byte_in_a_response_fails_naming_the_file() {
+    // eval.capnp.none: 24 bytes a message (segment table, root pointer, value); byte 16 is
+    // the low byte of the first response's value.
+    let tmp = damaged("flip-response", "eval.capnp.none", "responses", |b| {
+        b[16] ^= 1
+    });
+    assert_fails_naming(&tmp, "eval.capnp.none.responses", 0);
+}
+
+#[test]
+fn a_flipped_byte_in_a_request_fails_naming_the_file() {
+    // eval.null.none: the u32 size prefix of the first request, made far too large.
+    let tmp = damaged("flip-request", "eval.null.none", "requests", |b| {
+        b[3] ^= 0x80
+    });
+    assert_fails_naming(&tmp, "eval.null.none.requests", 0);
+}
+
+#[test]
+fn a_truncated_file_fails_naming_the_file() {
+    let tmp = damaged("truncated", "carsales.capnp.packed", "requests", |b| {
+        b.truncate(b.len() - 100)
+    });
+    assert_fails_naming(&tmp, "carsales.capnp.packed.requests", 4);
+
+    let tmp = damaged(
+        "truncated-responses",
+        "eval.protobuf.none",
+        "responses",
+        |b| b.truncate(b.len() - 1),
+    );
+    assert_fails_naming(&tmp, "eval.protobuf.none.responses", 4);
+}
+
+#[test]
+fn unsupported_names_are_skipped_and_an_empty_directory_fails() {
+    let tmp = TempDir::new("skipped");
+    for name in ["a.b.c.requests", "a.b.c.responses", "x.requests"] {
+        std::fs::write(tmp.0.join(name), b"").unwrap();
+    }
+    let out = run(&["golden", "check", tmp.path()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no golden files that this driver supports"));
+    assert_eq!(
+        text(&out.stdout),
+        "{\"file\": \"a.b.c.requests\", \"skipped\": true}\n\
+         {\"file\": \"a.b.c.responses\", \"skipped\": true}\n\
+         {\"file\": \"x.requests\", \"skipped\": true}\n"
+    );
+}
+
+#[test]
+fn golden_usage_errors_exit_2() {
+    for args in [
+        &["golden"][..],
+        &["golden", "read", "x"],
+        &["golden", "check"],
+        &["golden", "write", ""],
+        &["golden", "check", "x", "y"],
+    ] {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(text(&out.stderr).contains("usage error"), "{args:?}");
+    }
+}
