@@ -1,5 +1,6 @@
 """The command line: good runs report, bad input gets a clear error and loses nothing."""
 
+import dataclasses
 import json
 
 import pytest
@@ -179,3 +180,33 @@ def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
     for bad, message in [("fake", "takes A:B"), ("fake:cobol", "two languages (fake, fake2)")]:
         r = CliRunner().invoke(cli.main, ["report", "--compare", bad, "--db", db])
         assert r.exit_code == 2 and message in r.output
+
+
+def test_profile_pairs_and_no_pairs(two_fakes, tmp_path, monkeypatch):
+    from wirebench import catalog
+
+    quick = dataclasses.replace(catalog.PROFILES["quick"], pair_libs=("good",))
+    monkeypatch.setitem(catalog.PROFILES, "quick", quick)
+    base = [
+        "run",
+        "--lib",
+        "good",
+        "--mode",
+        "pipe",
+        "--iters",
+        "2",
+        "--samples",
+        "1",
+        "--repeat",
+        "1",
+        "--no-limits",
+        "--json",
+    ]
+
+    def langs(*extra):
+        r = CliRunner().invoke(cli.main, [*base, *extra, "--db", str(tmp_path / "n.db")])
+        assert r.exit_code == 0, r.output
+        return {(c["lang"], c["server_lang"]) for c in json.loads(r.stdout)["cells"]}
+
+    assert langs() == {("fake", "fake"), ("fake2", "fake2"), ("fake", "fake2"), ("fake2", "fake")}
+    assert langs("--no-pairs") == {("fake", "fake"), ("fake2", "fake2")}

@@ -173,6 +173,7 @@ def _filter_options(f):
     metavar="LIST",
     help="Pipe cells between languages, CLIENT:SERVER (rust:cpp,cpp:rust); only those run.",
 )
+@click.option("--no-pairs", is_flag=True, help="Leave out the profile's cross-language pairs.")
 @click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
@@ -191,6 +192,7 @@ def run(
     iters,
     timeout,
     pair,
+    no_pairs,
     no_limits,
     resume,
     show_report,
@@ -240,7 +242,7 @@ def run(
                 parsed,
                 include_limits=not no_limits,
                 pairs=pairs,
-                pair_libs=catalog.PROFILES[profile].pair_libs,
+                pair_libs=() if no_pairs else catalog.PROFILES[profile].pair_libs,
             )
         except (matrix.MatrixError, drivers.DriverError) as e:
             _fail(str(e))
