@@ -150,7 +150,3 @@ def list_cells(lang: str) -> tuple[dict, ...]:
             raise DriverError(f"the {lang} driver's list, line {n}: {e}") from None
         entries.append(entry)
     return tuple(entries)
-
-
-def built_langs() -> list[str]:
-    return [lang for lang, d in DRIVERS.items() if d.is_built()]
