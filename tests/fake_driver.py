@@ -3,7 +3,8 @@
 
 Its libraries name its behaviour: `good` does the carsales work honestly (the expected
 answers come from wirebench.workloads), the others crash, hang, lie, print garbage, ...
-FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted.
+FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted; FAKE_EXTRA_WARMUP
+(iterations) makes it warm up longer than asked, as the JVM driver does.
 """
 
 import json
@@ -78,6 +79,7 @@ def main():
     if opts.get("role") == "server":
         return serve(opts)
     iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
+    warmup += int(os.environ.get("FAKE_EXTRA_WARMUP", "0"))
     params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}
     if lib == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)

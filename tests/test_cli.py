@@ -181,11 +181,20 @@ def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
         r = CliRunner().invoke(cli.main, ["report", "--compare", bad, "--db", db])
         assert r.exit_code == 2 and message in r.output
 
+    # Every language against one: here fake against fake2.
+    r = CliRunner().invoke(cli.main, ["report", "--against", "fake2", "--json", "--db", db])
+    assert r.exit_code == 0, r.output
+    table = json.loads(r.stdout)["tables"][0]
+    assert table["headers"][-2:] == ["fake2", "fake/fake2"]
+    assert table["rows"][0][-1] == "1.00 [0.99-1.01]"
+    r = CliRunner().invoke(cli.main, ["report", "--against", "cobol", "--db", db])
+    assert r.exit_code == 2 and "a language of the run (fake, fake2)" in r.output
+
 
 def test_profile_pairs_and_no_pairs(two_fakes, tmp_path, monkeypatch):
     from wirebench import catalog
 
-    quick = dataclasses.replace(catalog.PROFILES["quick"], pair_libs=("good",))
+    quick = dataclasses.replace(catalog.PROFILES["quick"], pairs={"lib": ("good",)})
     monkeypatch.setitem(catalog.PROFILES, "quick", quick)
     base = [
         "run",

@@ -116,7 +116,7 @@ def pipes(cells):
 
 def test_profile_pairs_add_both_directions_for_the_pair_libraries():
     parsed = {k: None for k in matrix.FILTER_NAMES}
-    cells = matrix.expand(TWO, parsed, pair_libs=("capnp",))
+    cells = matrix.expand(TWO, parsed, pair_filter={"lib": ("capnp",)})
     assert pipes([c for c in cells if c.lib == "capnp"]) == {
         ("cpp", "cpp"),
         ("rust", "rust"),
@@ -126,6 +126,19 @@ def test_profile_pairs_add_both_directions_for_the_pair_libraries():
     assert pipes([c for c in cells if c.lib == "protobuf"]) == {("cpp", "cpp"), ("rust", "rust")}
     cross = next(c for c in cells if c.lang == "rust" and c.server_lang == "cpp")
     assert cross.impl == "rust:cpp/capnp" and cross.key.startswith("rpc/carsales/rust:cpp/capnp")
+
+
+def test_profile_pairs_only_for_the_parameters_named():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    only = {"lib": ("capnp",), "mode": ("pipe",), "reuse": ("reuse",)}
+    cells = matrix.expand(TWO, parsed, pair_filter=only)
+    cross = [c for c in cells if c.server_lang not in (None, c.lang)]
+    # 3 cases x 2 compressions x 2 directions
+    assert len(cross) == 12
+    assert {(c.lib, c.param["mode"], c.param["reuse"]) for c in cross} == {
+        ("capnp", "pipe", "reuse")
+    }
+    assert len([c for c in cells if c.lang == "rust" and c.server_lang == "rust"]) == 48
 
 
 def test_pair_filter_selects_exactly_those_pipe_cells():
@@ -139,7 +152,9 @@ def test_pair_filter_selects_exactly_those_pipe_cells():
 def test_a_server_must_list_the_cell():
     only_null = [e for e in LISTED["cpp"] if e["lib"] == "null"]
     parsed = {k: None for k in matrix.FILTER_NAMES}
-    cells = matrix.expand({"cpp": LISTED["cpp"], "go": only_null}, parsed, pair_libs=("capnp",))
+    cells = matrix.expand(
+        {"cpp": LISTED["cpp"], "go": only_null}, parsed, pair_filter={"lib": ("capnp",)}
+    )
     assert ("cpp", "go") not in pipes(c for c in cells if c.lib == "capnp")
 
 

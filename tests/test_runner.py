@@ -54,6 +54,18 @@ def test_misbehaving_driver_is_an_error(lib, reason):
     assert reason in outcome.error
 
 
+def test_a_longer_warmup_is_accepted_and_the_server_must_have_served_it(monkeypatch):
+    # The JVM driver warms up until its JIT settles: more than asked, and its server
+    # answers those requests too.
+    monkeypatch.setenv("FAKE_EXTRA_WARMUP", "7")
+    outcome = runner.execute(task("good", "pipe"))
+    assert outcome.ok, outcome.error
+    assert outcome.result["warmup"] == 8
+    assert outcome.server["requests"] == 8 + 5 * 3
+    with pytest.raises(runner.ResultError, match="answered 16 requests, expected 23"):
+        runner.check_server(task("good", "pipe"), {**outcome.server, "requests": 16}, 8)
+
+
 def test_hanging_driver_is_killed_at_the_timeout():
     outcome = runner.execute(task("hang", timeout=0.5))
     assert not outcome.ok
@@ -74,6 +86,7 @@ def test_check_result_refuses_inconsistent_results():
         "lib": "good",
         "params": t.cell.driver_params,
         "iters": 5,
+        "warmup": 1,
         "verified": True,
         "samples_ns": [1, 2, 3],
         "bytes": [9, 9, 9],
@@ -88,6 +101,8 @@ def test_check_result_refuses_inconsistent_results():
         ({"responses_checked": 4}, "fewer than"),
         ({"protocol": 2}, "protocol version"),
         ({"iters": 6}, "iters"),
+        ({"warmup": 0}, "fewer than the 1 asked"),
+        ({"warmup": None}, "warmed up None"),
     ]:
         with pytest.raises(runner.ResultError, match=reason):
             runner.check_result(t, {**good, **change})

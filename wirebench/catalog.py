@@ -7,7 +7,7 @@ case. It is the one place to extend when a suite, case or parameter is added.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SUITES = {
     "rpc": "the Cap'n Proto benchmark cases: request/response with work at both ends",
@@ -55,9 +55,9 @@ class Profile:
     memcpy_bytes: int  # bytes copied per memcpy sample, whatever the block size
     warmup_fraction: float  # untimed iterations before the first sample, as a fraction
     timeout: float  # seconds one process may take before it is killed
-    # Libraries whose pipe cells also run between languages (client in one, server in the
-    # other), for every pair of languages built.
-    pair_libs: tuple[str, ...] = ("capnp",)
+    # The pipe cells that also run between languages (client in one, server in the other)
+    # for every ordered pair of languages built: the library and parameter values allowed.
+    pairs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def iters_for(self, case: str, params: dict[str, str]) -> int:
         if case == "memcpy":
@@ -81,6 +81,13 @@ PROFILES = {
         memcpy_bytes=256 << 20,
         warmup_fraction=0.1,
         timeout=120.0,
+        # One representative cell per case and wire format: 6 per ordered pair of languages.
+        pairs={
+            "lib": ("capnp", "protobuf"),
+            "mode": ("pipe",),
+            "compression": ("none",),
+            "reuse": ("reuse",),
+        },
     ),
     "standard": Profile(
         name="standard",
@@ -92,6 +99,7 @@ PROFILES = {
         memcpy_bytes=1 << 30,
         warmup_fraction=0.1,
         timeout=600.0,
+        pairs={"lib": ("capnp", "protobuf"), "mode": ("pipe", "pipe-async"), "reuse": ("reuse",)},
     ),
 }
 DEFAULT_PROFILE = "quick"

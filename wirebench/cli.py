@@ -242,7 +242,7 @@ def run(
                 parsed,
                 include_limits=not no_limits,
                 pairs=pairs,
-                pair_libs=() if no_pairs else catalog.PROFILES[profile].pair_libs,
+                pair_filter=None if no_pairs else catalog.PROFILES[profile].pairs,
             )
         except (matrix.MatrixError, drivers.DriverError) as e:
             _fail(str(e))
@@ -341,9 +341,14 @@ def _emit_report(data: dict, db: Path) -> Path:
     metavar="A:B",
     help="Side by side with ratios: two languages (rust:cpp) or two libraries (capnp:protobuf).",
 )
+@click.option(
+    "--against",
+    metavar="LANG",
+    help="Every language as a ratio to this one (default: cpp, when the run has several).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
-def report_cmd(run_id, compare, as_json, db) -> None:
+def report_cmd(run_id, compare, against, as_json, db) -> None:
     """Prints a stored run's tables and writes them as Markdown beside the database."""
     pair = None
     if compare:
@@ -362,7 +367,7 @@ def report_cmd(run_id, compare, as_json, db) -> None:
             else f"no runs in {db} yet"
         )
     try:
-        data = report.build(store, row["id"], compare=pair)
+        data = report.build(store, row["id"], compare=pair, against=against)
     except report.CompareError as e:
         _fail(str(e))
     if as_json:

@@ -114,7 +114,7 @@ def expand(
     filters: dict[str, frozenset[str] | None],
     include_limits: bool = True,
     pairs: frozenset[tuple[str, str]] | None = None,
-    pair_libs: tuple[str, ...] = (),
+    pair_filter: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Cell]:
     """Expands the drivers' listed cells under the filters.
 
@@ -122,7 +122,8 @@ def expand(
     selected placement (default: catalog.DEFAULT_PLACEMENT) and per server language:
     with `pairs`, exactly those client:server pairs (and no other cells); without, the
     client's own language, plus every other language that lists the same cell when the
-    library is one of `pair_libs` (the profile's cross-language pairs). The `limit`
+    cell's library and parameters pass `pair_filter` (the profile's cross-language pairs:
+    name -> values allowed, for `lib` and any parameter). The `limit`
     suite's cells are added for every selected language, whatever the suite filter,
     unless `include_limits` is false: they are the rows every report is read against.
     """
@@ -168,7 +169,9 @@ def expand(
                 serves = [s for s, sigs in supported.items() if _signature(entry) in sigs]
                 if pairs:
                     servers = [s for s in serves if (lang, s) in pairs]
-                elif lib in pair_libs:
+                elif pair_filter is not None and all(
+                    {"lib": lib, **params}.get(k) in allowed for k, allowed in pair_filter.items()
+                ):
                     servers = serves
                 else:
                     servers = [lang]

@@ -266,11 +266,68 @@ def compare_table(results: list[CellResult], a: str, b: str) -> Table:
     )
 
 
-def build(store, run_id: int, compare: tuple[str, str] | None = None) -> dict:
-    """Everything a report shows, as plain data."""
+BASELINE = "cpp"  # the reference implementation every language is read against
+
+
+def against_table(results: list[CellResult], base: str) -> Table:
+    """Every language against one (the C++ reference by default): each rpc cell of the
+    baseline with its median, and beside it every other language's time for the same
+    library and parameters as a ratio to it, with the paired 95% interval. Cross-language
+    pipe pairs are left out: they belong to no single language."""
+    langs = sorted({r.cell.lang for r in results if r.cell.suite == "rpc"})
+    if base not in langs:
+        raise CompareError(
+            f"--against takes a language of the run ({', '.join(langs)}), not {base!r}"
+        )
+    others = [lang for lang in langs if lang != base]
+    by_lang: dict[str, dict] = {lang: {} for lang in langs}
+    for r in results:
+        c = r.cell
+        if c.suite == "rpc" and r.summary and c.server_lang in (None, c.lang):
+            by_lang[c.lang][(c.case, c.lib, c.params)] = r
+    rows = []
+    for key, rb in by_lang[base].items():
+        sb = rb.summary
+        row = [
+            rb.cell.case,
+            rb.cell.lib,
+            *_params_text(rb.cell),
+            f"{fmt_time(sb.median)} [{fmt_time(sb.low)} - {fmt_time(sb.high)}]",
+        ]
+        for lang in others:
+            r = by_lang[lang].get(key)
+            if r is None:
+                row.append("-")
+                continue
+            q = stats.ratio(r.groups, rb.groups)
+            row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
+        rows.append((sort_key(rb.cell), row))
+    if not rows:
+        raise CompareError(f"the run has no rpc cell of {base}")
+    return Table(
+        title=f"Languages against {base}: {base}'s time per iteration, every other "
+        f"language's as a ratio to it (below 1: faster than {base})",
+        headers=["case", "lib", "mode", "compression", "reuse", "placement", base]
+        + [f"{lang}/{base}" for lang in others],
+        rows=[row for _, row in sorted(rows)],
+    )
+
+
+def build(
+    store,
+    run_id: int,
+    compare: tuple[str, str] | None = None,
+    against: str | None = None,
+) -> dict:
+    """Everything a report shows, as plain data. A run of several languages that include
+    the baseline gets the languages-against-baseline table first (`against` picks
+    another baseline)."""
     run = store.run(run_id)
     results = load(store, run_id)
     tables = [compare_table(results, *compare)] if compare else []
+    langs = {r.cell.lang for r in results if r.cell.suite == "rpc"}
+    if against or (len(langs) > 1 and BASELINE in langs):
+        tables.append(against_table(results, against or BASELINE))
     tables += rpc_tables(results)
     limits = limit_table(results)
     if limits:

@@ -211,7 +211,7 @@ def execute(task: Task) -> Outcome:
         check_result(task, outcome.result)
         if server:
             outcome.server = parse_result(server.output()[0])
-            check_server(task, outcome.server)
+            check_server(task, outcome.server, outcome.result["warmup"])
     except ResultError as e:
         outcome.error = str(e)
         return outcome
@@ -268,6 +268,12 @@ def check_result(task: Task, r: dict) -> None:
     ):
         if r.get(name) != want:
             raise ResultError(f"result is for {name} {r.get(name)!r}, asked for {want!r}")
+    # A driver may warm up longer than asked (the JVM's until its JIT settles), never less.
+    warmup = r.get("warmup")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < task.warmup:
+        raise ResultError(
+            f"result warmed up {warmup!r} iterations, fewer than the {task.warmup} asked"
+        )
     if r.get("verified") is not True:
         raise ResultError("the driver did not verify its responses (verified is not true)")
     _int_list(r, "samples_ns", task.samples, 1)
@@ -289,12 +295,13 @@ def check_result(task: Task, r: dict) -> None:
         )
 
 
-def check_server(task: Task, s: dict) -> None:
+def check_server(task: Task, s: dict, warmup: int) -> None:
+    """`warmup` is the client's: the iterations it ran before its first sample."""
     if s.get("protocol") != PROTOCOL or s.get("role") != "server":
         raise ResultError("malformed server result: needs protocol 1 and role server")
     if s.get("verified") is not True:
         raise ResultError("the server did not verify the requests it read")
-    want = task.warmup + task.iters * task.samples
+    want = warmup + task.iters * task.samples
     if s.get("requests") != want:
         raise ResultError(f"the server answered {s.get('requests')!r} requests, expected {want}")
 
