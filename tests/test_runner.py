@@ -124,3 +124,12 @@ def test_placement_pins_processes():
     assert len(client) == 1
     unpinned = Cell.make("rpc", "carsales", "a", "b", {"mode": "pipe", "placement": "unpinned"})
     assert runner.cpus_for(unpinned) == (None, None)
+
+
+def test_iters_sizes_rpc_cells_and_memcpy_keeps_its_byte_budget():
+    from wirebench import catalog
+
+    rpc = Cell.make("rpc", "eval", "x", "capnp", {"mode": "object"})
+    big = Cell.make("limit", "memcpy", "x", "memcpy", {"block": "64MiB"})
+    plan = runner.make_plan([rpc, big], catalog.PROFILES["quick"], iters=2000)
+    assert [e["iters"] for e in plan["cells"]] == [2000, 4]  # 256 MiB in 64 MiB blocks

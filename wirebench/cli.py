@@ -166,7 +166,7 @@ def _filter_options(f):
 )
 @click.option("--repeat", type=click.IntRange(1), help="Processes per cell (profile's by default).")
 @click.option("--samples", type=click.IntRange(1), help="Timed samples per process.")
-@click.option("--iters", type=click.IntRange(1), help="Iterations per sample, for every case.")
+@click.option("--iters", type=click.IntRange(1), help="Iterations per sample, for every rpc case.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds one process may take.")
 @click.option(
     "--pair",

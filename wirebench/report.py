@@ -269,12 +269,21 @@ def compare_table(results: list[CellResult], a: str, b: str) -> Table:
 BASELINE = "cpp"  # the reference implementation every language is read against
 
 
+def _single_langs(results: list[CellResult]) -> set[str]:
+    """The languages with rpc cells of their own (not only cross-language pairs)."""
+    return {
+        r.cell.lang
+        for r in results
+        if r.cell.suite == "rpc" and r.cell.server_lang in (None, r.cell.lang)
+    }
+
+
 def against_table(results: list[CellResult], base: str) -> Table:
     """Every language against one (the C++ reference by default): each rpc cell of the
     baseline with its median, and beside it every other language's time for the same
     library and parameters as a ratio to it, with the paired 95% interval. Cross-language
     pipe pairs are left out: they belong to no single language."""
-    langs = sorted({r.cell.lang for r in results if r.cell.suite == "rpc"})
+    langs = sorted(_single_langs(results))
     if base not in langs:
         raise CompareError(
             f"--against takes a language of the run ({', '.join(langs)}), not {base!r}"
@@ -325,7 +334,7 @@ def build(
     run = store.run(run_id)
     results = load(store, run_id)
     tables = [compare_table(results, *compare)] if compare else []
-    langs = {r.cell.lang for r in results if r.cell.suite == "rpc"}
+    langs = _single_langs(results)
     if against or (len(langs) > 1 and BASELINE in langs):
         tables.append(against_table(results, against or BASELINE))
     tables += rpc_tables(results)
