@@ -1,6 +1,6 @@
 # The two commands of the README. Both install what is missing first.
 #   make bench   the default benchmark run (quick profile) with its report
-#   make test    every test: the drivers' own (ctest, ...) and the harness's (pytest, ruff)
+#   make test    every test: the drivers' own (ctest, cargo, go) and the harness's (pytest, ruff)
 
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
@@ -26,6 +26,9 @@ test-drivers:
 	cargo fmt --manifest-path drivers/rust/Cargo.toml --check
 	cargo clippy --release --manifest-path drivers/rust/Cargo.toml --all-targets -- -D warnings
 	cargo test --release --manifest-path drivers/rust/Cargo.toml
+	test -z "$$(gofmt -l drivers/go)" || { gofmt -l drivers/go; exit 1; }
+	go -C drivers/go vet ./...
+	go -C drivers/go test ./...
 
 test-harness: lint
 	$(UV) run pytest -q

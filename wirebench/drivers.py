@@ -34,13 +34,16 @@ class Driver:
     tools: tuple[str, ...]  # programs the build needs on PATH
     pkgconfig: tuple[str, ...]  # libraries the build needs (pkg-config names)
     install_hint: str
+    # What the build makes, when the executable is a committed launcher (the JVM's jar).
+    artifact: str | None = None
 
     @property
     def path(self) -> Path:
         return ROOT / self.executable
 
     def is_built(self) -> bool:
-        return self.path.is_file() and os.access(self.path, os.X_OK)
+        built = self.path.is_file() and os.access(self.path, os.X_OK)
+        return built and (self.artifact is None or (ROOT / self.artifact).is_file())
 
     def missing(self) -> list[str]:
         """Tools and libraries the build needs that this machine lacks."""
@@ -100,6 +103,18 @@ DRIVERS = {
         tools=("cargo", "capnp", "protoc"),
         pkgconfig=(),
         install_hint="rustup, for cargo; " + APT_CPP,
+    ),
+    "go": Driver(
+        lang="go",
+        executable="drivers/go/bin/wirebench-go",
+        # `go generate` runs capnpc-go and protoc-gen-go, pinned as tools in go.mod.
+        build=(
+            ("go", "-C", "drivers/go", "generate", "./..."),
+            ("go", "-C", "drivers/go", "build", "-o", "bin/wirebench-go", "./cmd/wirebench-go"),
+        ),
+        tools=("go", "capnp", "protoc"),
+        pkgconfig=(),
+        install_hint="Go 1.24 or later from go.dev; " + APT_CPP,
     ),
 }
 
