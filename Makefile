@@ -1,6 +1,6 @@
 # The two commands of the README. Both install what is missing first.
 #   make bench   the default benchmark run (quick profile) with its report
-#   make test    every test: the drivers' own (ctest, cargo, go) and the harness's (pytest, ruff)
+#   make test    every test: the drivers' own (ctest, cargo, go, maven) and the harness's (pytest, ruff)
 
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
@@ -29,10 +29,11 @@ test-drivers:
 	test -z "$$(gofmt -l drivers/go)" || { gofmt -l drivers/go; exit 1; }
 	go -C drivers/go vet ./...
 	go -C drivers/go test ./...
+	mvn -q -B -f drivers/java/pom.xml test
 
 test-harness: lint
 	$(UV) run pytest -q
 
 lint:
-	$(UV) run ruff check wirebench tests
-	$(UV) run ruff format --check wirebench tests
+	$(UV) run ruff check wirebench tests drivers/java/scripts
+	$(UV) run ruff format --check wirebench tests drivers/java/scripts

@@ -116,6 +116,16 @@ DRIVERS = {
         pkgconfig=(),
         install_hint="Go 1.24 or later from go.dev; " + APT_CPP,
     ),
+    "java": Driver(
+        lang="java",
+        # A committed launcher that starts the JVM with the flags in docs/methodology.md.
+        executable="drivers/java/wirebench-java",
+        artifact="drivers/java/target/wirebench-java.jar",
+        build=(("mvn", "-q", "-B", "-f", "drivers/java/pom.xml", "package", "-DskipTests"),),
+        tools=("java", "mvn"),
+        pkgconfig=(),
+        install_hint="apt-get install -y openjdk-17-jdk-headless maven",
+    ),
 }
 
 

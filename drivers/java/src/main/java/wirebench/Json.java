@@ -1,0 +1,81 @@
+package wirebench;
+
+import java.util.List;
+import java.util.Map;
+
+/** A JSON object built field by field and printed on one line, as the other drivers do. */
+final class Json {
+  private final StringBuilder body = new StringBuilder();
+
+  static String quote(String s) {
+    StringBuilder out = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); ++i) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"':
+          out.append("\\\"");
+          break;
+        case '\\':
+          out.append("\\\\");
+          break;
+        case '\n':
+          out.append("\\n");
+          break;
+        case '\t':
+          out.append("\\t");
+          break;
+        default:
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+      }
+    }
+    return out.append('"').toString();
+  }
+
+  Json raw(String key, String json) {
+    if (body.length() > 0) {
+      body.append(", ");
+    }
+    body.append(quote(key)).append(": ").append(json);
+    return this;
+  }
+
+  Json str(String key, String v) {
+    return raw(key, quote(v));
+  }
+
+  Json num(String key, long v) {
+    return raw(key, Long.toString(v));
+  }
+
+  Json bool(String key, boolean v) {
+    return raw(key, v ? "true" : "false");
+  }
+
+  Json list(String key, List<Long> v) {
+    StringBuilder b = new StringBuilder("[");
+    for (int i = 0; i < v.size(); ++i) {
+      if (i > 0) {
+        b.append(", ");
+      }
+      b.append(v.get(i));
+    }
+    return raw(key, b.append(']').toString());
+  }
+
+  /** An object of string pairs, in the map's order. */
+  static String pairs(Map<String, String> m) {
+    Json j = new Json();
+    for (Map.Entry<String, String> e : m.entrySet()) {
+      j.str(e.getKey(), e.getValue());
+    }
+    return j.text();
+  }
+
+  String text() {
+    return "{" + body + "}";
+  }
+}

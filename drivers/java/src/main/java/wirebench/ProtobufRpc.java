@@ -1,0 +1,766 @@
+package wirebench;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.MessageOrBuilder;
+import com.google.protobuf.Parser;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.List;
+import wirebench.carsales.Carsales;
+import wirebench.catrank.Catrank;
+import wirebench.eval.Eval;
+
+/**
+ * The rpc suite on Protocol Buffers (protobuf-java), doing per iteration the work of the
+ * C++ driver (drivers/cpp/src/rpc/protobuf.cpp). protobuf-java messages are immutable:
+ * requests and responses are filled through Builders and serialized from
+ * Builder.buildPartial() (the C++ driver serializes partially too).
+ *
+ * <ul>
+ *   <li>reuse: one Builder per role, kept and clear()ed after each use; messages are parsed
+ *       into the kept Builder (clear() then mergeFrom, the runtime's only in-place parse);
+ *       kept byte[] buffers in bytes mode, one kept CodedOutputStream and CodedInputStream
+ *       (64 KiB buffers) on a pipe. What protobuf-java cannot keep: nested messages and
+ *       the repeated fields' elements, which C++'s Clear() keeps for reuse, are new objects
+ *       for every message (a Builder's clear() drops them, and built messages are
+ *       immutable), and buildPartial() allocates the message it returns.
+ *   <li>no-reuse: fresh Builders, Parser.parsePartialFrom / parsePartialDelimitedFrom
+ *       into fresh messages, toByteArray() and writeDelimitedTo() (fresh coded streams).
+ *       On a pipe both modes read and write through 64 KiB buffers on the fd (the
+ *       connection's, not a message's), flushed after every message.
+ *   <li>pipe: each message preceded by its size as a varint (the delimited framing of
+ *       writeDelimitedTo); bytes are counted at the fd, varint included.
+ *   <li>text: String fields, as protobuf-java users write them; the catrank server searches
+ *       the snippet String and copies the url's bytes (getUrlBytes, no decoding).
+ * </ul>
+ */
+final class ProtobufRpc {
+  private ProtobufRpc() {}
+
+  /** The cases on the generated classes; builders implement the OrBuilder interfaces. */
+  abstract static class Case<
+      QB extends Message.Builder,
+      QO extends MessageOrBuilder,
+      SB extends Message.Builder,
+      SO extends MessageOrBuilder> {
+    abstract QB newRequest();
+
+    abstract SB newResponse();
+
+    abstract Parser<? extends QO> requestParser();
+
+    abstract Parser<? extends SO> responseParser();
+
+    abstract long setup(Rng rng, QB request);
+
+    abstract void handle(QO request, SB response) throws Failure;
+
+    abstract long answer(SO response) throws Failure;
+  }
+
+  // ---- carsales -------------------------------------------------------------------------
+
+  private static final Carsales.Color[] COLORS = new Carsales.Color[Cases.COLORS];
+
+  static {
+    for (int i = 0; i < COLORS.length; ++i) {
+      COLORS[i] = Carsales.Color.forNumber(i);
+    }
+  }
+
+  static long carValue(Carsales.CarOrBuilder car) {
+    int wheelSum = 0;
+    for (int i = 0, n = car.getWheelCount(); i < n; ++i) {
+      Carsales.Wheel w = car.getWheel(i);
+      wheelSum += Cases.wheelValue(w.getDiameter(), w.getSnowTires());
+    }
+    Carsales.Engine e = car.getEngine();
+    return Cases.carValue(
+        car.getSeats(),
+        car.getDoors(),
+        wheelSum,
+        car.getLength(),
+        car.getWidth(),
+        car.getHeight(),
+        e.getHorsepower(),
+        e.getUsesGas(),
+        e.getUsesElectric(),
+        car.getHasPowerWindows(),
+        car.getHasPowerSteering(),
+        car.getHasCruiseControl(),
+        car.getHasNavSystem(),
+        car.getCupHolders());
+  }
+
+  static final class CarSales
+      extends Case<
+          Carsales.ParkingLot.Builder,
+          Carsales.ParkingLotOrBuilder,
+          Carsales.TotalValue.Builder,
+          Carsales.TotalValueOrBuilder> {
+    @Override
+    Carsales.ParkingLot.Builder newRequest() {
+      return Carsales.ParkingLot.newBuilder();
+    }
+
+    @Override
+    Carsales.TotalValue.Builder newResponse() {
+      return Carsales.TotalValue.newBuilder();
+    }
+
+    @Override
+    Parser<Carsales.ParkingLot> requestParser() {
+      return Carsales.ParkingLot.parser();
+    }
+
+    @Override
+    Parser<Carsales.TotalValue> responseParser() {
+      return Carsales.TotalValue.parser();
+    }
+
+    private static Carsales.Car randomCar(Rng rng) {
+      Carsales.Car.Builder car = Carsales.Car.newBuilder();
+      car.setMake(Cases.MAKES[rng.rand(5)]);
+      car.setModel(Cases.MODELS[rng.rand(6)]);
+      // rand(9) as documented (the reference protobuf program draws rand(8)).
+      car.setColor(COLORS[rng.rand(Cases.COLORS)]);
+      car.setSeats(2 + rng.rand(6));
+      car.setDoors(2 + rng.rand(3));
+      for (int i = 0; i < 4; ++i) {
+        car.addWheel(
+            Carsales.Wheel.newBuilder()
+                .setDiameter(25 + rng.rand(15))
+                .setAirPressure((float) (30 + rng.randDouble(20)))
+                .setSnowTires(rng.rand(16) == 0)
+                .buildPartial());
+      }
+      int length = 170 + rng.rand(150);
+      int width = 48 + rng.rand(36);
+      int height = 54 + rng.rand(48);
+      car.setLength(length);
+      car.setWidth(width);
+      car.setHeight(height);
+      car.setWeight(Integer.divideUnsigned(length * width * height, 200));
+      car.setEngine(
+          Carsales.Engine.newBuilder()
+              .setHorsepower(100 * rng.rand(400))
+              .setCylinders(4 + 2 * rng.rand(3))
+              .setCc(800 + rng.rand(10000))
+              .setUsesGas(true)
+              .setUsesElectric(rng.rand(2) != 0)
+              .buildPartial());
+      float capacity = (float) (10.0 + rng.randDouble(30.0));
+      car.setFuelCapacity(capacity);
+      car.setFuelLevel((float) rng.randDouble(capacity));
+      car.setHasPowerWindows(rng.rand(2) != 0);
+      car.setHasPowerSteering(rng.rand(2) != 0);
+      car.setHasCruiseControl(rng.rand(2) != 0);
+      car.setCupHolders(rng.rand(12));
+      car.setHasNavSystem(rng.rand(2) != 0);
+      return car.buildPartial();
+    }
+
+    @Override
+    long setup(Rng rng, Carsales.ParkingLot.Builder request) {
+      long total = 0;
+      for (int n = rng.rand(200); n > 0; --n) {
+        Carsales.Car car = randomCar(rng);
+        request.addCar(car);
+        total += carValue(car);
+      }
+      return total;
+    }
+
+    @Override
+    void handle(Carsales.ParkingLotOrBuilder request, Carsales.TotalValue.Builder response) {
+      long total = 0;
+      for (int i = 0, n = request.getCarCount(); i < n; ++i) {
+        total += carValue(request.getCar(i));
+      }
+      response.setAmount(total);
+    }
+
+    @Override
+    long answer(Carsales.TotalValueOrBuilder response) {
+      return response.getAmount();
+    }
+  }
+
+  // ---- catrank --------------------------------------------------------------------------
+
+  static final class CatRank
+      extends Case<
+          Catrank.SearchResultList.Builder,
+          Catrank.SearchResultListOrBuilder,
+          Catrank.SearchResultList.Builder,
+          Catrank.SearchResultListOrBuilder> {
+    // Drawing and sorting scratch, kept per cell (not message memory).
+    private final StringBuilder text = new StringBuilder(512);
+    private double[] scores = new double[1024];
+    private int[] order = new int[1024];
+    private String[] snippets = new String[1024];
+
+    @Override
+    Catrank.SearchResultList.Builder newRequest() {
+      return Catrank.SearchResultList.newBuilder();
+    }
+
+    @Override
+    Catrank.SearchResultList.Builder newResponse() {
+      return Catrank.SearchResultList.newBuilder();
+    }
+
+    @Override
+    Parser<Catrank.SearchResultList> requestParser() {
+      return Catrank.SearchResultList.parser();
+    }
+
+    @Override
+    Parser<Catrank.SearchResultList> responseParser() {
+      return Catrank.SearchResultList.parser();
+    }
+
+    @Override
+    long setup(Rng rng, Catrank.SearchResultList.Builder request) {
+      int count = rng.rand(1000);
+      long good = 0;
+      for (int i = 0; i < count; ++i) {
+        Catrank.SearchResult.Builder result = Catrank.SearchResult.newBuilder();
+        result.setScore(1000 - i);
+        text.setLength(0);
+        text.append(Cases.URL_PREFIX);
+        for (int n = rng.rand(100); n > 0; --n) {
+          text.append((char) ('a' + rng.rand(26)));
+        }
+        result.setUrl(text.toString());
+        text.setLength(0);
+        if (Cases.appendSnippet(rng, text)) {
+          ++good;
+        }
+        result.setSnippet(text.toString());
+        request.addResult(result.buildPartial());
+      }
+      return good;
+    }
+
+    @Override
+    void handle(Catrank.SearchResultListOrBuilder request, Catrank.SearchResultList.Builder resp) {
+      int n = request.getResultCount();
+      if (scores.length < n) {
+        scores = new double[n];
+        order = new int[n];
+        snippets = new String[n];
+      }
+      for (int i = 0; i < n; ++i) {
+        Catrank.SearchResult r = request.getResult(i);
+        String s = r.getSnippet();
+        snippets[i] = s;
+        scores[i] = Cases.rescore(r.getScore(), s.contains(" cat "), s.contains(" dog "));
+      }
+      Cases.sortByScoreDescending(scores, order, n);
+      for (int i = 0; i < n; ++i) {
+        int k = order[i];
+        Catrank.SearchResult r = request.getResult(k);
+        resp.addResult(
+            Catrank.SearchResult.newBuilder()
+                .setScore(scores[k])
+                .setUrlBytes(r.getUrlBytes())
+                .setSnippet(snippets[k])
+                .buildPartial());
+      }
+      Arrays.fill(snippets, 0, n, null);
+    }
+
+    @Override
+    long answer(Catrank.SearchResultListOrBuilder response) {
+      long good = 0;
+      for (int i = 0, n = response.getResultCount(); i < n; ++i) {
+        if (response.getResult(i).getScore() > 1001) {
+          ++good;
+        } else {
+          break;
+        }
+      }
+      return good;
+    }
+  }
+
+  // ---- eval -----------------------------------------------------------------------------
+
+  private static final Eval.Operation[] OPERATIONS = new Eval.Operation[Cases.OPS];
+
+  static {
+    for (int i = 0; i < OPERATIONS.length; ++i) {
+      OPERATIONS[i] = Eval.Operation.forNumber(i);
+    }
+  }
+
+  static final class EvalCase
+      extends Case<
+          Eval.Expression.Builder,
+          Eval.ExpressionOrBuilder,
+          Eval.EvaluationResult.Builder,
+          Eval.EvaluationResultOrBuilder> {
+    @Override
+    Eval.Expression.Builder newRequest() {
+      return Eval.Expression.newBuilder();
+    }
+
+    @Override
+    Eval.EvaluationResult.Builder newResponse() {
+      return Eval.EvaluationResult.newBuilder();
+    }
+
+    @Override
+    Parser<Eval.Expression> requestParser() {
+      return Eval.Expression.parser();
+    }
+
+    @Override
+    Parser<Eval.EvaluationResult> responseParser() {
+      return Eval.EvaluationResult.parser();
+    }
+
+    /** make(depth) into `exp`; sub-expressions are built bottom-up and set as messages. */
+    private static int make(Rng rng, Eval.Expression.Builder exp, int depth) {
+      int op = rng.rand(Cases.OPS);
+      exp.setOp(OPERATIONS[op]);
+      int left;
+      if (rng.rand(8) < depth) {
+        left = rng.rand(128) + 1;
+        exp.setLeftValue(left);
+      } else {
+        Eval.Expression.Builder sub = Eval.Expression.newBuilder();
+        left = make(rng, sub, depth + 1);
+        exp.setLeftExpression(sub.buildPartial());
+      }
+      int right;
+      if (rng.rand(8) < depth) {
+        right = rng.rand(128) + 1;
+        exp.setRightValue(right);
+      } else {
+        Eval.Expression.Builder sub = Eval.Expression.newBuilder();
+        right = make(rng, sub, depth + 1);
+        exp.setRightExpression(sub.buildPartial());
+      }
+      return Cases.apply(op, left, right);
+    }
+
+    private static int evaluate(Eval.ExpressionOrBuilder e, int depth) throws Failure {
+      if (depth > 64) {
+        throw new Failure("eval: expression nested too deeply");
+      }
+      int l;
+      if (e.hasLeftValue()) {
+        l = e.getLeftValue();
+      } else if (e.hasLeftExpression()) {
+        l = evaluate(e.getLeftExpression(), depth + 1);
+      } else {
+        throw new Failure("eval: expression without a left operand");
+      }
+      int r;
+      if (e.hasRightValue()) {
+        r = e.getRightValue();
+      } else if (e.hasRightExpression()) {
+        r = evaluate(e.getRightExpression(), depth + 1);
+      } else {
+        throw new Failure("eval: expression without a right operand");
+      }
+      return Cases.apply(e.getOp().getNumber(), l, r);
+    }
+
+    @Override
+    long setup(Rng rng, Eval.Expression.Builder request) {
+      return make(rng, request, 0);
+    }
+
+    @Override
+    void handle(Eval.ExpressionOrBuilder request, Eval.EvaluationResult.Builder response)
+        throws Failure {
+      response.setValue(evaluate(request, 0));
+    }
+
+    @Override
+    long answer(Eval.EvaluationResultOrBuilder response) {
+      return response.getValue();
+    }
+  }
+
+  // ---- the cell -------------------------------------------------------------------------
+
+  private static final int MAX_MESSAGE_BYTES = 64 << 20;
+
+  /** Writes delimited messages: a kept coded stream (reuse) or writeDelimitedTo. */
+  private static final class Writer {
+    private final boolean reuse;
+    private final CodedOutputStream coded;
+    private final OutputStream buffered;
+
+    Writer(OutputStream out, boolean reuse) {
+      this.reuse = reuse;
+      coded = reuse ? CodedOutputStream.newInstance(out, Io.BUFFER_BYTES) : null;
+      buffered = reuse ? null : new BufferedOutputStream(out, Io.BUFFER_BYTES);
+    }
+
+    void send(Message m) throws IOException {
+      if (reuse) {
+        coded.writeUInt32NoTag(m.getSerializedSize());
+        m.writeTo(coded);
+        coded.flush();
+      } else {
+        m.writeDelimitedTo(buffered);
+        buffered.flush();
+      }
+    }
+  }
+
+  /** Reads delimited messages: into a kept Builder through a kept coded stream (reuse), or
+   *  with the parser's parsePartialDelimitedFrom (no-reuse). */
+  private static final class Reader {
+    private final boolean reuse;
+    private final CodedInputStream coded;
+    private final InputStream buffered;
+
+    Reader(InputStream in, boolean reuse) {
+      this.reuse = reuse;
+      coded = reuse ? CodedInputStream.newInstance(in, Io.BUFFER_BYTES) : null;
+      buffered = reuse ? null : new BufferedInputStream(in, Io.BUFFER_BYTES);
+    }
+
+    /** The next message, or null at a clean end of file before its size prefix. */
+    <O extends MessageOrBuilder> O next(Message.Builder kept, Parser<? extends O> parser)
+        throws IOException, Failure {
+      if (!reuse) {
+        return parser.parsePartialDelimitedFrom(buffered);
+      }
+      if (coded.isAtEnd()) {
+        return null;
+      }
+      int size = coded.readRawVarint32();
+      if (size < 0 || size > MAX_MESSAGE_BYTES) {
+        throw new Failure("corrupt protobuf stream: message size " + size + " is over the limit");
+      }
+      int old = coded.pushLimit(size);
+      kept.clear();
+      kept.mergeFrom(coded);
+      if (coded.getBytesUntilLimit() != 0) {
+        throw new Failure("corrupt protobuf message of " + size + " bytes");
+      }
+      coded.popLimit(old);
+      coded.resetSizeCounter();
+      @SuppressWarnings("unchecked")
+      O o = (O) kept;
+      return o;
+    }
+  }
+
+  static final class Cell<
+          QB extends Message.Builder,
+          QO extends MessageOrBuilder,
+          SB extends Message.Builder,
+          SO extends MessageOrBuilder>
+      implements RpcCell {
+    private final Case<QB, QO, SB, SO> c;
+    private final boolean reuse;
+    private final QB clientRequest;
+    private final QB serverRequest;
+    private final SB serverResponse;
+    private final SB clientResponse;
+    private byte[] requestBytes = new byte[1024];
+    private byte[] responseBytes = new byte[1024];
+    private Io.CountingIn countIn;
+    private Io.CountingOut countOut;
+    private Writer out;
+    private Reader in;
+
+    Cell(Case<QB, QO, SB, SO> c, boolean reuse) {
+      this.c = c;
+      this.reuse = reuse;
+      clientRequest = c.newRequest();
+      serverRequest = c.newRequest();
+      serverResponse = c.newResponse();
+      clientResponse = c.newResponse();
+    }
+
+    private QB requestBuilder() {
+      return reuse ? clientRequest : c.newRequest();
+    }
+
+    private SB responseBuilder() {
+      return reuse ? serverResponse : c.newResponse();
+    }
+
+    @SuppressWarnings("unchecked")
+    private QO asRequest(QB b) {
+      return (QO) b;
+    }
+
+    @SuppressWarnings("unchecked")
+    private SO asResponse(SB b) {
+      return (SO) b;
+    }
+
+    /** The builder's message, built; a kept builder is cleared for its next use. */
+    private static Message built(Message.Builder b, boolean clear) {
+      Message m = b.buildPartial();
+      if (clear) {
+        b.clear();
+      }
+      return m;
+    }
+
+    /** Serializes `m` into the kept buffer (reuse, grown as needed) or a fresh one. */
+    private byte[] serialize(Message m, byte[] kept) throws IOException {
+      if (!reuse) {
+        return m.toByteArray();
+      }
+      int n = m.getSerializedSize();
+      byte[] b = kept.length >= n ? kept : new byte[Math.max(n, 2 * kept.length)];
+      CodedOutputStream o = CodedOutputStream.newInstance(b, 0, n);
+      m.writeTo(o);
+      o.checkNoSpaceLeft();
+      return b;
+    }
+
+    private <O extends MessageOrBuilder> O parse(
+        byte[] b, int n, Message.Builder kept, Parser<? extends O> parser)
+        throws InvalidProtocolBufferException, IOException {
+      if (!reuse) {
+        return parser.parsePartialFrom(b, 0, n);
+      }
+      kept.clear();
+      kept.mergeFrom(CodedInputStream.newInstance(b, 0, n));
+      @SuppressWarnings("unchecked")
+      O o = (O) kept;
+      return o;
+    }
+
+    // Each mode's loop calls a per-iteration method (`...Once`) that the launcher keeps
+    // from being inlined into the loop (see CapnpRpc.Cell and Jit.java).
+
+    @Override
+    public void object(Rng rng, long iters, Tally t) throws Failure {
+      for (long i = 0; i < iters; ++i) {
+        objectOnce(rng, t);
+      }
+    }
+
+    private void objectOnce(Rng rng, Tally t) throws Failure {
+      QB request = requestBuilder();
+      long expected = c.setup(rng, request);
+      SB response = responseBuilder();
+      c.handle(asRequest(request), response);
+      Cases.expect(c.answer(asResponse(response)), expected);
+      if (reuse) {
+        request.clear();
+        response.clear();
+      }
+      t.check += expected;
+      ++t.responses;
+    }
+
+    @Override
+    public void bytes(Rng rng, long iters, Tally t) throws Failure {
+      for (long i = 0; i < iters; ++i) {
+        bytesOnce(rng, t);
+      }
+    }
+
+    private void bytesOnce(Rng rng, Tally t) throws Failure {
+      try {
+        QB request = requestBuilder();
+        long expected = c.setup(rng, request);
+        Message rq = built(request, reuse);
+        int n = rq.getSerializedSize();
+        byte[] rqb = serialize(rq, requestBytes);
+        requestBytes = reuse ? rqb : requestBytes;
+        t.bytes += n;
+
+        QO sreq = parse(rqb, n, serverRequest, c.requestParser());
+        SB response = responseBuilder();
+        c.handle(sreq, response);
+        Message rs = built(response, reuse);
+        int m = rs.getSerializedSize();
+        byte[] rsb = serialize(rs, responseBytes);
+        responseBytes = reuse ? rsb : responseBytes;
+        t.bytes += m;
+
+        SO cresp = parse(rsb, m, clientResponse, c.responseParser());
+        Cases.expect(c.answer(cresp), expected);
+        t.check += expected;
+        ++t.responses;
+      } catch (IOException e) {
+        throw Failure.of("protobuf", e);
+      }
+    }
+
+    @Override
+    public void openClient(Io.CountingIn in, Io.CountingOut out) {
+      countIn = in;
+      countOut = out;
+      this.in = new Reader(in, reuse);
+      this.out = new Writer(out, reuse);
+    }
+
+    private long counts() {
+      return countIn.count + countOut.count;
+    }
+
+    private long send(Rng rng) throws IOException {
+      QB request = requestBuilder();
+      long expected = c.setup(rng, request);
+      out.send(built(request, reuse));
+      return expected;
+    }
+
+    private long receive() throws IOException, Failure {
+      SO response = in.next(clientResponse, c.responseParser());
+      if (response == null) {
+        throw new Failure("unexpected end of file before a response");
+      }
+      return c.answer(response);
+    }
+
+    @Override
+    public void pipe(Rng rng, long iters, Tally t) throws Failure {
+      long before = counts();
+      for (long i = 0; i < iters; ++i) {
+        pipeOnce(rng, t);
+      }
+      t.bytes += counts() - before;
+    }
+
+    private void pipeOnce(Rng rng, Tally t) throws Failure {
+      try {
+        long expected = send(rng);
+        Cases.expect(receive(), expected);
+        t.check += expected;
+        ++t.responses;
+      } catch (IOException e) {
+        throw Failure.of("protobuf", e);
+      }
+    }
+
+    private void sendOnce(Rng rng, Io.LongQueue expectations) throws IOException {
+      QB request = requestBuilder();
+      expectations.post(c.setup(rng, request));
+      out.send(built(request, reuse));
+    }
+
+    private void receiveOnce(Io.LongQueue expectations, Tally t) throws Exception {
+      long expected = expectations.take();
+      Cases.expect(receive(), expected);
+      t.check += expected;
+      ++t.responses;
+    }
+
+    @Override
+    public void pipeAsync(Rng rng, long iters, Tally t) {
+      long before = counts();
+      Io.LongQueue expectations = new Io.LongQueue();
+      Io.runSenderReceiver(
+          () -> {
+            for (long i = 0; i < iters; ++i) {
+              sendOnce(rng, expectations);
+            }
+          },
+          () -> {
+            for (long i = 0; i < iters; ++i) {
+              receiveOnce(expectations, t);
+            }
+          });
+      t.bytes += counts() - before;
+    }
+
+    @Override
+    public void closeClient() throws Failure {
+      try {
+        countOut.flush();
+        countOut.close();
+      } catch (IOException e) {
+        throw Failure.of("I/O error", e);
+      }
+    }
+
+    @Override
+    public void serve(InputStream input, OutputStream output, ServerStats stats)
+        throws Failure {
+      Reader r = new Reader(input, reuse);
+      Writer w = new Writer(output, reuse);
+      try {
+        while (serveOnce(r, w)) {
+          ++stats.requests;
+        }
+      } catch (IOException e) {
+        throw Failure.of("protobuf", e);
+      }
+    }
+
+    /** Answers the next request; false at a clean end of file. */
+    private boolean serveOnce(Reader r, Writer w) throws IOException, Failure {
+      QO request = r.next(serverRequest, c.requestParser());
+      if (request == null) {
+        return false;
+      }
+      SB response = responseBuilder();
+      c.handle(request, response);
+      w.send(built(response, reuse));
+      return true;
+    }
+
+    @Override
+    public long[] writeRequests(Rng rng, int n, OutputStream output) throws Failure {
+      Writer w = new Writer(output, reuse);
+      long[] expectations = new long[n];
+      try {
+        for (int i = 0; i < n; ++i) {
+          QB request = requestBuilder();
+          expectations[i] = c.setup(rng, request);
+          w.send(built(request, reuse));
+        }
+      } catch (IOException e) {
+        throw Failure.of("protobuf", e);
+      }
+      return expectations;
+    }
+
+    @Override
+    public void readResponses(InputStream input, List<Long> answers) throws Failure {
+      Reader r = new Reader(input, reuse);
+      try {
+        while (true) {
+          SO response = r.next(clientResponse, c.responseParser());
+          if (response == null) {
+            return;
+          }
+          answers.add(c.answer(response));
+        }
+      } catch (IOException e) {
+        throw Failure.of("protobuf", e);
+      }
+    }
+  }
+
+  static RpcCell make(String kase, String compression, boolean reuse) {
+    if (!compression.equals("none")) {
+      return null;
+    }
+    switch (kase) {
+      case "carsales":
+        return new Cell<>(new CarSales(), reuse);
+      case "catrank":
+        return new Cell<>(new CatRank(), reuse);
+      case "eval":
+        return new Cell<>(new EvalCase(), reuse);
+      default:
+        return null;
+    }
+  }
+}

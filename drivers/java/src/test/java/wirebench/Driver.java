@@ -1,0 +1,126 @@
+package wirebench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the driver as the harness does: through the launcher drivers/java/wirebench-java
+ * (its JVM flags), from the test class path (the jar is built after the tests).
+ */
+final class Driver {
+  private Driver() {}
+
+  /** drivers/java: Maven runs the tests there. */
+  static final Path PROJECT = Paths.get("").toAbsolutePath();
+
+  static final Path TESTDATA = PROJECT.resolve("../../testdata").normalize();
+  static final Path LAUNCHER = PROJECT.resolve("wirebench-java");
+
+  static final class Result {
+    final int status;
+    final String stdout;
+    final String stderr;
+
+    Result(int status, String stdout, String stderr) {
+      this.status = status;
+      this.stdout = stdout;
+      this.stderr = stderr;
+    }
+
+    List<String> lines() {
+      List<String> out = new ArrayList<>();
+      for (String l : stdout.split("\n")) {
+        if (!l.isEmpty()) {
+          out.add(l);
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + status + "\nstdout: " + stdout + "\nstderr: " + stderr;
+    }
+  }
+
+  private static String classPath() {
+    String cp = System.getProperty("surefire.test.class.path");
+    return cp != null && !cp.isEmpty() ? cp : System.getProperty("java.class.path");
+  }
+
+  /** Runs the driver with `args`, stdin from `stdin` (or nothing). */
+  static Result run(byte[] stdin, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(LAUNCHER.toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("WIREBENCH_JAVA_CLASSPATH", classPath());
+    pb.environment().remove("WIREBENCH_JVM_OPTS");
+    Path in = Files.createTempFile("wirebench-java-in", ".bin");
+    Path out = Files.createTempFile("wirebench-java-out", ".txt");
+    Path err = Files.createTempFile("wirebench-java-err", ".txt");
+    try {
+      Files.write(in, stdin == null ? new byte[0] : stdin);
+      pb.redirectInput(in.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile());
+      int status = pb.start().waitFor();
+      return new Result(
+          status,
+          new String(Files.readAllBytes(out), StandardCharsets.UTF_8),
+          new String(Files.readAllBytes(err), StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(in);
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+
+  static Result run(String... args) throws IOException, InterruptedException {
+    return run(null, args);
+  }
+
+  /** `"key": "value"` or `"key": value` (a number, list or literal) out of one JSON line. */
+  static String field(String line, String key) {
+    String pat = "\"" + key + "\": ";
+    int at = line.indexOf(pat);
+    if (at < 0) {
+      throw new AssertionError(key + " not in " + line);
+    }
+    String rest = line.substring(at + pat.length());
+    if (rest.startsWith("\"")) {
+      return rest.substring(1, rest.indexOf('"', 1));
+    }
+    if (rest.startsWith("[")) {
+      return rest.substring(0, rest.indexOf(']') + 1);
+    }
+    int end = 0;
+    while (end < rest.length() && rest.charAt(end) != ',' && rest.charAt(end) != '}') {
+      ++end;
+    }
+    return rest.substring(0, end);
+  }
+
+  /** testdata/rpc/checks.json: case -> (iterations -> digest). */
+  static Map<String, Map<Long, Long>> checks() throws IOException {
+    String text = Files.readString(TESTDATA.resolve("rpc/checks.json"));
+    Map<String, Map<Long, Long>> out = new HashMap<>();
+    Matcher m = Pattern.compile("\"(\\w+)\": \\{([^}]*)\\}").matcher(text);
+    while (m.find()) {
+      Map<Long, Long> digests = new HashMap<>();
+      Matcher p = Pattern.compile("\"(\\d+)\": (-?\\d+)").matcher(m.group(2));
+      while (p.find()) {
+        digests.put(Long.parseLong(p.group(1)), Long.parseLong(p.group(2)));
+      }
+      out.put(m.group(1), digests);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,91 @@
+package wirebench;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Golden messages: this driver checks every language's files in testdata/golden/, still
+ * writes its own (testdata/golden/java) byte for byte, and names the file when one is
+ * corrupt or truncated. Like drivers/rust/tests/golden.rs.
+ */
+class GoldenTest {
+  private static Path golden(String lang) {
+    return Driver.TESTDATA.resolve("golden").resolve(lang);
+  }
+
+  private static String[] names(Path dir) throws Exception {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toArray(String[]::new);
+    }
+  }
+
+  @Test
+  void writeReproducesTheCommittedFilesByteForByte(@TempDir Path tmp) throws Exception {
+    Driver.Result r = Driver.run("golden", "write", tmp.toString());
+    assertEquals(0, r.status, r.toString());
+    assertEquals(24, r.lines().size(), r.stdout);
+    assertArrayEquals(names(golden("java")), names(tmp));
+    for (String n : names(tmp)) {
+      assertArrayEquals(
+          Files.readAllBytes(golden("java").resolve(n)), Files.readAllBytes(tmp.resolve(n)), n);
+    }
+  }
+
+  @Test
+  void checkPassesOnEveryLanguagesFiles() throws Exception {
+    for (String lang : new String[] {"cpp", "rust", "java"}) {
+      if (!Files.isDirectory(golden(lang))) {
+        continue;
+      }
+      Driver.Result r = Driver.run("golden", "check", golden(lang).toString());
+      assertEquals(0, r.status, lang + ": " + r);
+      long ok = r.lines().stream().filter(l -> l.contains("\"ok\": true")).count();
+      assertEquals(24, ok, lang + ": " + r.stdout);
+    }
+  }
+
+  /** A copy of the committed Java files, for damaging. */
+  private static void copyGolden(Path to) throws Exception {
+    for (String n : names(golden("java"))) {
+      Files.copy(golden("java").resolve(n), to.resolve(n));
+    }
+  }
+
+  @Test
+  void aCorruptOrTruncatedFileFailsNamingIt(@TempDir Path tmp) throws Exception {
+    String[][] damages = {
+      {"eval.capnp.none.responses", "truncate"},
+      {"catrank.protobuf.none.requests", "truncate"},
+      {"carsales.null.none.responses", "flip"},
+      {"eval.capnp.packed.requests", "flip"},
+    };
+    for (String[] d : damages) {
+      Path dir = Files.createDirectory(tmp.resolve(d[0] + "-" + d[1]));
+      copyGolden(dir);
+      Path f = dir.resolve(d[0]);
+      byte[] b = Files.readAllBytes(f);
+      if (d[1].equals("truncate")) {
+        b = Arrays.copyOf(b, b.length - 3);
+      } else {
+        // An answer or a value in the last message: the check must notice.
+        b[b.length - 2] ^= 0x5a;
+      }
+      Files.write(f, b);
+      Driver.Result r = Driver.run("golden", "check", dir.toString());
+      assertEquals(1, r.status, d[0] + " " + d[1] + ": " + r);
+      assertTrue(r.stderr.contains(d[0]), r.stderr);
+    }
+    try (Stream<Path> s = Files.walk(tmp)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}
