@@ -797,42 +797,15 @@ func (c *capnpCell) receive(expected uint64, t *cases.Tally) error {
 }
 
 func (c *capnpCell) Pipe(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	before := c.conn.count()
-	for ; iters > 0; iters-- {
-		expected, err := c.send(g)
-		if err != nil {
-			return err
-		}
-		if err := c.receive(expected, t); err != nil {
-			return err
-		}
-	}
-	t.Bytes += c.conn.count() - before
-	return nil
+	return pipeLoop(c.conn, iters, t,
+		func() (uint64, error) { return c.send(g) },
+		func(expected uint64) error { return c.receive(expected, t) })
 }
 
 func (c *capnpCell) PipeAsync(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	before := c.conn.count()
-	expectations := newExpectations()
-	runSenderReceiver(func() error {
-		for i := iters; i > 0; i-- {
-			expected, err := c.send(g)
-			if err != nil {
-				return err
-			}
-			expectations <- expected
-		}
-		return nil
-	}, func() error {
-		for i := iters; i > 0; i-- {
-			if err := c.receive(<-expectations, t); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	t.Bytes += c.conn.count() - before
-	return nil
+	return pipeAsyncLoop(c.conn, iters, t,
+		func() (uint64, error) { return c.send(g) },
+		func(expected uint64) error { return c.receive(expected, t) })
 }
 
 func (c *capnpCell) CloseClient() error { return c.conn.flush() }

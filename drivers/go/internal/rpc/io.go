@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"wirebench/drivers/go/internal/cases"
 )
 
 // Buffer size of the pipe streams: the capacity of a Linux pipe, so that one flush of a
@@ -64,31 +66,56 @@ func (c *conn) flush() error {
 	return c.w.Flush()
 }
 
-// runSenderReceiver runs send on the calling goroutine and receive on a second one. A
-// failure on either side cannot be unwound safely (the other side may be blocked on the
-// pipe), so it ends the process with exit status 1 after saying why, as the C++ and Rust
-// drivers do.
-func runSenderReceiver(send, receive func() error) {
+// pipeLoop is `pipe` mode for every library: send one request, then receive and check
+// its response. send returns the expectation for the response; t.Bytes gets every byte
+// that crossed the pipe.
+func pipeLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, error),
+	receive func(expected uint64) error) error {
+	before := c.count()
+	for ; iters > 0; iters-- {
+		expected, err := send()
+		if err != nil {
+			return err
+		}
+		if err := receive(expected); err != nil {
+			return err
+		}
+	}
+	t.Bytes += c.count() - before
+	return nil
+}
+
+// pipeAsyncLoop is `pipe-async` mode for every library: the calling goroutine sends every
+// request while a second one receives and checks the responses, in order. The
+// expectations go from one to the other through a channel; its bound only slows a sender
+// that is far ahead. An error on either side ends the process, as the other side would
+// otherwise wait forever.
+func pipeAsyncLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, error),
+	receive func(expected uint64) error) error {
+	before := c.count()
+	expectations := make(chan uint64, 4096)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := receive(); err != nil {
-			fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async receiver: %v\n", err)
-			os.Exit(1)
+		for i := iters; i > 0; i-- {
+			if err := receive(<-expectations); err != nil {
+				fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async receiver: %v\n", err)
+				os.Exit(1)
+			}
 		}
 	}()
-	if err := send(); err != nil {
-		fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async sender: %v\n", err)
-		os.Exit(1)
+	for i := iters; i > 0; i-- {
+		expected, err := send()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async sender: %v\n", err)
+			os.Exit(1)
+		}
+		expectations <- expected
 	}
 	<-done
+	t.Bytes += c.count() - before
+	return nil
 }
-
-// expectations carries the expectations from the sending goroutine to the receiving one,
-// in order. The sender posts each one before writing its request, so the receiver never
-// waits on it for a response that has arrived; the bound only slows a sender that is far
-// ahead.
-func newExpectations() chan uint64 { return make(chan uint64, 4096) }
 
 // errNoResponse is the client's error for an end of file where a response should be.
 var errNoResponse = fmt.Errorf("unexpected end of file before a response")
