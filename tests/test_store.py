@@ -5,6 +5,8 @@ import signal
 import sqlite3
 import time
 
+import pytest
+
 from wirebench.store import Store
 
 from .conftest import launch
@@ -77,11 +79,12 @@ def test_kill_9_loses_nothing_and_resume_completes(tmp_path):
     assert cell["status"] == "ok" and len(json.loads(cell["samples_ns"])) == REPS
 
 
-def test_ctrl_c_marks_the_run_interrupted(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_kill_marks_the_run_interrupted(tmp_path, sig):
     db = tmp_path / "r.db"
     harness = launch(ARGS, db, env={"FAKE_SLEEP": "0.2"})
     wait_for_rows(db, 1)
-    harness.send_signal(signal.SIGINT)
+    harness.send_signal(sig)
     out, err = harness.communicate(timeout=60)
     assert harness.returncode == 130
     assert "--resume 1" in err

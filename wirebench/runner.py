@@ -391,6 +391,9 @@ def run_plan(store, run_id: int, plan: dict, executables: dict[str, Path], progr
     done = store.done_processes(run_id)
     failed = {c["key"] for c in store.cells(run_id) if c["status"] == "error"}
     store.set_run_status(run_id, "running")
+    # `kill` stops a run as Ctrl-C does: its drivers killed (they run in sessions of their
+    # own, which a plain exit would leave behind) and the run marked interrupted.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         for rep, task, reps in tasks(plan, executables):
             key = task.cell.key
@@ -408,8 +411,14 @@ def run_plan(store, run_id: int, plan: dict, executables: dict[str, Path], progr
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     store.set_run_status(run_id, "complete")
     return "complete"
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def reconcile(store, run_id: int) -> None:
