@@ -107,3 +107,29 @@ def test_json_report(tmp_path):
     assert by_lib["capnp"]["ns_per_iter"]["median"] == 300
     assert by_lib["protobuf"]["ns_per_iter"]["noisy"] is True
     assert by_lib["capnp"]["max_rss_kb"] == 1001
+
+
+def test_jit_table_sums_up_the_warm_up_the_drivers_report():
+    def client(rounds, settled, ms, compiles):
+        jit = {"rounds": rounds, "settled": settled, "warmup_ms": ms}
+        return {"lang": "java", "role": "client", "jit": {**jit, "sample_compiles": compiles}}
+
+    results = [
+        {"client": client(4, True, 1500, [0, 0, 0]), "server": None},
+        {"client": client(30, False, 15000, [0, 2, 0]), "server": None},
+        {
+            "client": {"lang": "cpp", "role": "client"},  # no JIT: not in the table
+            "server": {
+                "lang": "java",
+                "role": "server",
+                "jit": {"rounds": 6, "settled": True, "warmup_ms": 2500},
+                "serve_compiles": 3,
+            },
+        },
+    ]
+    table = report.jit_table(results)
+    assert table.rows == [
+        ["java", "client", "2", "1", "17 (30)", "8.2 (15.0)", "1 (2)"],
+        ["java", "server", "1", "1", "6 (6)", "2.5 (2.5)", "1 (3)"],
+    ]
+    assert report.jit_table([{"client": {"lang": "cpp"}, "server": None}]) is None

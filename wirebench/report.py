@@ -8,8 +8,11 @@ and its response); the interval is the 95% bootstrap interval of the median.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
+
+import numpy as np
 
 from . import catalog, stats
 from .matrix import Cell, sort_key
@@ -266,6 +269,54 @@ def compare_table(results: list[CellResult], a: str, b: str) -> Table:
     )
 
 
+def jit_table(results: list[dict]) -> Table | None:
+    """The warm-up the drivers did beyond the harness's, from the `jit` they report
+    (the JVM's until its JIT settled, docs/methodology.md): per language and role, how
+    many processes settled, their rounds and time, and compilations left in the timed
+    part (during the samples, or while a server answered its client)."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in results:
+        for side in (r.get("client"), r.get("server")):
+            if side and isinstance(side.get("jit"), dict) and "rounds" in side["jit"]:
+                role = "server" if side.get("role") == "server" else "client"
+                groups.setdefault((side.get("lang", "?"), role), []).append(side)
+    if not groups:
+        return None
+    rows = []
+    for (lang, role), sides in sorted(groups.items()):
+        jits = [s["jit"] for s in sides]
+        rounds = [j["rounds"] for j in jits]
+        secs = [j.get("warmup_ms", 0) / 1e3 for j in jits]
+        if role == "server":
+            late = [s.get("serve_compiles", 0) for s in sides]
+        else:
+            late = [sum(j.get("sample_compiles", [])) for j in jits]
+        rows.append(
+            [
+                lang,
+                role,
+                str(len(sides)),
+                str(sum(1 for j in jits if j.get("settled"))),
+                f"{np.median(rounds):g} ({max(rounds)})",
+                f"{np.median(secs):.1f} ({max(secs):.1f})",
+                f"{sum(1 for n in late if n)} ({max(late)})",
+            ]
+        )
+    return Table(
+        "Warm-up until the JIT settled: median (max) per process",
+        [
+            "lang",
+            "role",
+            "processes",
+            "settled",
+            "rounds",
+            "warm-up s",
+            "with compilations timed (most)",
+        ],
+        rows,
+    )
+
+
 BASELINE = "cpp"  # the reference implementation every language is read against
 
 
@@ -334,13 +385,19 @@ def build(
     run = store.run(run_id)
     results = load(store, run_id)
     tables = [compare_table(results, *compare)] if compare else []
-    langs = _single_langs(results)
-    if against or (len(langs) > 1 and BASELINE in langs):
-        tables.append(against_table(results, against or BASELINE))
+    if against:
+        tables.append(against_table(results, against))
+    elif len(_single_langs(results)) > 1:
+        # Not while no baseline cell has a number yet (or when the run has no C++).
+        with contextlib.suppress(CompareError):
+            tables.append(against_table(results, BASELINE))
     tables += rpc_tables(results)
     limits = limit_table(results)
     if limits:
         tables.append(limits)
+    jit = jit_table(store.results(run_id))
+    if jit:
+        tables.append(jit)
     noisy = [r for r in results if r.summary and r.summary.noisy]
     errors = [r for r in results if r.status == "error"]
     pending = [r for r in results if r.status == "pending"]

@@ -157,6 +157,13 @@ class Store:
             ),
         )
 
+    def results(self, run_id: int) -> list[dict]:
+        """Every verified process's results: {"client": ..., "server": ...}."""
+        rows = self.db.execute(
+            "SELECT result FROM processes WHERE run_id = ? AND status = 'ok'", (run_id,)
+        ).fetchall()
+        return [json.loads(r["result"]) for r in rows if r["result"]]
+
     def processes(self, run_id: int, key: str) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT * FROM processes WHERE run_id = ? AND key = ? ORDER BY rep", (run_id, key)
