@@ -441,7 +441,9 @@ READING = (
     f"marks spread above {stats.SPREAD_LIMIT:.0%}, not to be trusted. `vs null` is the "
     "ratio to the hand-written null library in the same mode (the floor); `memcpy` is "
     f"the time memcpy ({LIMIT_BLOCK} blocks) takes to move the same bytes (the limit). "
-    "`placement` says where a pipe cell's two processes ran."
+    "`placement` says where a pipe cell's two processes ran. The JVM driver warms up "
+    "until its JIT has settled; its table says how long that took and how often a "
+    "compilation still fell into timed work."
 )
 
 
