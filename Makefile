@@ -13,8 +13,11 @@ setup:
 build: setup
 	$(WIREBENCH) build
 
+# The default run: the quick profile's reuse cells (every language, library, case, mode
+# and compression), the cross-language pairs and the memcpy limits. `wirebench run` adds
+# the no-reuse half (twice the time: the JVM's warm-up is most of it).
 bench: build
-	$(WIREBENCH) run
+	$(WIREBENCH) run --reuse reuse
 
 bench-standard: build
 	$(WIREBENCH) run --profile standard
