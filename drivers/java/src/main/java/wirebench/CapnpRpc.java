@@ -678,17 +678,8 @@ final class CapnpRpc {
     public void pipeAsync(Rng rng, long iters, Tally t) {
       long before = counts();
       Io.LongQueue expectations = new Io.LongQueue();
-      Io.runSenderReceiver(
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              sendOnce(rng, expectations);
-            }
-          },
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              receiveOnce(expectations, t);
-            }
-          });
+      Io.pipeAsync(
+          iters, () -> sendOnce(rng, expectations), () -> receiveOnce(expectations, t));
       t.bytes += counts() - before;
     }
 

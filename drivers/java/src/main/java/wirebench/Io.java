@@ -269,22 +269,25 @@ final class Io {
     }
   }
 
-  /** Work that may fail; run by {@link #runSenderReceiver}. */
+  /** Work that may fail; run by {@link #pipeAsync}. */
   interface Work {
     void run() throws Exception;
   }
 
   /**
-   * Runs `send` on the calling thread and `receive` on a second one. A failure on either
-   * side cannot be unwound safely (the other side may be blocked on the pipe), so it ends
-   * the process with exit status 1 after saying why, as the C++ and Rust drivers do.
+   * pipe-async for every library: `sendOne` runs `iters` times on the calling thread while
+   * `receiveOne` runs `iters` times on a second one. A failure on either side cannot be
+   * unwound safely (the other side may be blocked on the pipe), so it ends the process with
+   * exit status 1 after saying why, as the C++ and Rust drivers do.
    */
-  static void runSenderReceiver(Work send, Work receive) {
+  static void pipeAsync(long iters, Work sendOne, Work receiveOne) {
     Thread receiver =
         new Thread(
             () -> {
               try {
-                receive.run();
+                for (long i = 0; i < iters; ++i) {
+                  receiveOne.run();
+                }
               } catch (Throwable e) {
                 Main.die("pipe-async receiver: " + Main.describe(e));
               }
@@ -292,7 +295,9 @@ final class Io {
             "pipe-async-receiver");
     receiver.start();
     try {
-      send.run();
+      for (long i = 0; i < iters; ++i) {
+        sendOne.run();
+      }
     } catch (Throwable e) {
       Main.die("pipe-async sender: " + Main.describe(e));
     }

@@ -970,17 +970,10 @@ final class NullRpc {
     public void pipeAsync(Rng rng, long iters, Tally t) {
       Io.LongQueue expectations = new Io.LongQueue();
       long[] sent = new long[1];
-      Io.runSenderReceiver(
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              sent[0] += sendOnce(rng, expectations);
-            }
-          },
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              receiveOnce(expectations, t);
-            }
-          });
+      Io.pipeAsync(
+          iters,
+          () -> sent[0] += sendOnce(rng, expectations),
+          () -> receiveOnce(expectations, t));
       t.bytes += sent[0];
     }
 

@@ -665,17 +665,8 @@ final class ProtobufRpc {
     public void pipeAsync(Rng rng, long iters, Tally t) {
       long before = counts();
       Io.LongQueue expectations = new Io.LongQueue();
-      Io.runSenderReceiver(
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              sendOnce(rng, expectations);
-            }
-          },
-          () -> {
-            for (long i = 0; i < iters; ++i) {
-              receiveOnce(expectations, t);
-            }
-          });
+      Io.pipeAsync(
+          iters, () -> sendOnce(rng, expectations), () -> receiveOnce(expectations, t));
       t.bytes += counts() - before;
     }
 
