@@ -3,6 +3,8 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
+
+use crate::cases::{Failure, Res};
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
 
@@ -81,24 +83,41 @@ impl Write for CountingWriter {
     }
 }
 
-/// Runs `send` on the calling thread and `receive` on a second one. A failure on either
-/// side cannot be unwound safely (the other side may be blocked on the pipe), so it ends
-/// the process with exit status 1 after saying why (as the C++ driver does).
-pub fn run_sender_receiver<S, R>(send: S, receive: R)
+/// pipe-async for every library: `send_one` writes one request and returns the
+/// expectation for its response, `iters` times on the calling thread, while `receive_one`
+/// reads one response and checks it against its expectation, `iters` times on a second
+/// thread; the expectations cross over a channel, in order. A failure on either side
+/// cannot be unwound safely (the other side may be blocked on the pipe), so it ends the
+/// process with exit status 1 after saying why (as the C++ driver does).
+pub fn pipe_async<E, S, R>(iters: u64, mut send_one: S, mut receive_one: R)
 where
-    S: FnOnce() -> crate::cases::Res<()>,
-    R: FnOnce() -> crate::cases::Res<()> + Send,
+    E: Send,
+    S: FnMut() -> Res<E>,
+    R: FnMut(E) -> Res<()> + Send,
 {
+    let (tx, rx) = std::sync::mpsc::channel::<E>();
     std::thread::scope(|scope| {
         let receiver = scope.spawn(move || {
-            if let Err(e) = receive() {
-                eprintln!("wirebench-rust: pipe-async receiver: {}", e.0);
-                std::process::exit(1);
+            for _ in 0..iters {
+                let got = rx
+                    .recv()
+                    .map_err(|_| Failure::new("pipe-async: the sender is gone"))
+                    .and_then(&mut receive_one);
+                if let Err(e) = got {
+                    eprintln!("wirebench-rust: pipe-async receiver: {}", e.0);
+                    std::process::exit(1);
+                }
             }
         });
-        if let Err(e) = send() {
-            eprintln!("wirebench-rust: pipe-async sender: {}", e.0);
-            std::process::exit(1);
+        for _ in 0..iters {
+            let sent = send_one().and_then(|e| {
+                tx.send(e)
+                    .map_err(|_| Failure::new("pipe-async: the receiver is gone"))
+            });
+            if let Err(e) = sent {
+                eprintln!("wirebench-rust: pipe-async sender: {}", e.0);
+                std::process::exit(1);
+            }
         }
         if receiver.join().is_err() {
             eprintln!("wirebench-rust: pipe-async receiver panicked");

@@ -26,7 +26,7 @@ use crate::carsales_capnp as cs;
 use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
 use crate::catrank_capnp as cr;
 use crate::eval_capnp as ev;
-use crate::io::{run_sender_receiver, CountingReader, CountingWriter};
+use crate::io::{pipe_async, CountingReader, CountingWriter};
 use crate::rng::Rng;
 
 // ---- cases ------------------------------------------------------------------------------
@@ -606,35 +606,23 @@ impl<C: Case, M: Mem, const PACKED: bool> RpcCell for Cell<C, M, PACKED> {
         } = self;
         let input = input.as_mut().expect("client not open");
         let output = output.as_mut().expect("client not open");
-        let (tx, rx) = std::sync::mpsc::channel::<C::E>();
         let tally = &mut *t;
-        run_sender_receiver(
+        pipe_async(
+            iters,
             || {
-                for _ in 0..iters {
-                    let mut rq = message::Builder::new(s1.alloc());
-                    let e = C::setup(rng, snippet, rq.init_root())?;
-                    tx.send(e)
-                        .map_err(|_| Failure::new("pipe-async: the receiver is gone"))?;
-                    write_to(PACKED, &mut *output, &rq)?;
-                    output.flush()?;
-                }
-                Ok(())
+                let mut rq = message::Builder::new(s1.alloc());
+                let e = C::setup(rng, snippet, rq.init_root())?;
+                write_to(PACKED, &mut *output, &rq)?;
+                output.flush()?;
+                Ok(e)
             },
-            move || {
-                for _ in 0..iters {
-                    let expected = rx
-                        .recv()
-                        .map_err(|_| Failure::new("pipe-async: the sender is gone"))?;
-                    read_stream::<C::Resp, (), _>(
-                        PACKED,
-                        input,
-                        reader_scratch::<M>(r2),
-                        |resp| expect(C::answer(resp)?, expected),
-                    )?
-                    .ok_or_else(|| Failure::new("unexpected end of file before a response"))?;
-                    tally.check = tally.check.wrapping_add(expected.term());
-                    tally.responses += 1;
-                }
+            |expected| {
+                read_stream::<C::Resp, (), _>(PACKED, input, reader_scratch::<M>(r2), |resp| {
+                    expect(C::answer(resp)?, expected)
+                })?
+                .ok_or_else(|| Failure::new("unexpected end of file before a response"))?;
+                tally.check = tally.check.wrapping_add(expected.term());
+                tally.responses += 1;
                 Ok(())
             },
         );

@@ -16,7 +16,7 @@ use std::io::{Read, Write};
 use std::marker::PhantomData;
 
 use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
-use crate::io::{run_sender_receiver, CountingReader, CountingWriter};
+use crate::io::{pipe_async, CountingReader, CountingWriter};
 use crate::rng::Rng;
 
 // ---- memory -----------------------------------------------------------------------------
@@ -897,37 +897,28 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
         } = self;
         let input = input.as_mut().expect("client not open");
         let output = output.as_mut().expect("client not open");
-        let (tx, rx) = std::sync::mpsc::channel::<C::E>();
         let mut sent = 0u64;
         let sent_ref = &mut sent;
         let tally = &mut *t;
-        run_sender_receiver(
+        pipe_async(
+            iters,
             || {
-                for _ in 0..iters {
-                    let mut f1 = None;
-                    let mut fb1 = Vec::new();
-                    let request = pick::<_, REUSE>(m1, &mut f1);
-                    tx.send(C::setup(rng, request))
-                        .map_err(|_| Failure::new("pipe-async: the receiver is gone"))?;
-                    *sent_ref += send(output, request, pick_buf::<REUSE>(b1, &mut fb1))?;
-                }
-                Ok(())
+                let mut f1 = None;
+                let mut fb1 = Vec::new();
+                let request = pick::<_, REUSE>(m1, &mut f1);
+                let e = C::setup(rng, request);
+                *sent_ref += send(output, request, pick_buf::<REUSE>(b1, &mut fb1))?;
+                Ok(e)
             },
-            move || {
-                for _ in 0..iters {
-                    let expected = rx
-                        .recv()
-                        .map_err(|_| Failure::new("pipe-async: the sender is gone"))?;
-                    let mut f2 = None;
-                    let mut fb2 = Vec::new();
-                    let response = pick::<_, REUSE>(r2, &mut f2);
-                    tally.bytes +=
-                        receive(input, response, pick_buf::<REUSE>(b2, &mut fb2), false)?
-                            .unwrap_or(0);
-                    expect(C::answer(response), expected)?;
-                    tally.check = tally.check.wrapping_add(expected.term());
-                    tally.responses += 1;
-                }
+            |expected| {
+                let mut f2 = None;
+                let mut fb2 = Vec::new();
+                let response = pick::<_, REUSE>(r2, &mut f2);
+                tally.bytes +=
+                    receive(input, response, pick_buf::<REUSE>(b2, &mut fb2), false)?.unwrap_or(0);
+                expect(C::answer(response), expected)?;
+                tally.check = tally.check.wrapping_add(expected.term());
+                tally.responses += 1;
                 Ok(())
             },
         );

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use prost::Message;
 
 use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
-use crate::io::{run_sender_receiver, CountingReader, CountingWriter};
+use crate::io::{pipe_async, CountingReader, CountingWriter};
 use crate::pb::carsales as cs;
 use crate::pb::catrank as cr;
 use crate::pb::eval as ev;
@@ -482,41 +482,32 @@ impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
         } = self;
         let input = input.as_mut().expect("client not open");
         let output = output.as_mut().expect("client not open");
-        let (tx, rx) = std::sync::mpsc::channel::<C::E>();
         let mut sent = 0u64;
         let sent_ref = &mut sent;
         let tally = &mut *t;
-        run_sender_receiver(
+        pipe_async(
+            iters,
             || {
-                for _ in 0..iters {
-                    let mut f1 = None;
-                    let mut b1 = Vec::new();
-                    let request = use_msg::<_, REUSE>(client_request, &mut f1);
-                    let e = C::setup(rng, request);
-                    tx.send(e)
-                        .map_err(|_| Failure::new("pipe-async: the receiver is gone"))?;
-                    let out = use_buf::<REUSE>(request_bytes, &mut b1);
-                    *sent_ref += write_delimited(request, out, output)?;
-                    done::<_, REUSE>(request);
-                }
-                Ok(())
+                let mut f1 = None;
+                let mut b1 = Vec::new();
+                let request = use_msg::<_, REUSE>(client_request, &mut f1);
+                let e = C::setup(rng, request);
+                let out = use_buf::<REUSE>(request_bytes, &mut b1);
+                *sent_ref += write_delimited(request, out, output)?;
+                done::<_, REUSE>(request);
+                Ok(e)
             },
-            move || {
-                for _ in 0..iters {
-                    let expected = rx
-                        .recv()
-                        .map_err(|_| Failure::new("pipe-async: the sender is gone"))?;
-                    let mut f2 = None;
-                    let mut b2 = Vec::new();
-                    let inb = use_buf::<REUSE>(response_bytes, &mut b2);
-                    tally.bytes += read_delimited(input, inb, false)?.unwrap_or(0);
-                    let response = use_msg::<_, REUSE>(client_response, &mut f2);
-                    decode_into(response, inb)?;
-                    expect(C::answer(response)?, expected)?;
-                    done::<_, REUSE>(response);
-                    tally.check = tally.check.wrapping_add(expected.term());
-                    tally.responses += 1;
-                }
+            |expected| {
+                let mut f2 = None;
+                let mut b2 = Vec::new();
+                let inb = use_buf::<REUSE>(response_bytes, &mut b2);
+                tally.bytes += read_delimited(input, inb, false)?.unwrap_or(0);
+                let response = use_msg::<_, REUSE>(client_response, &mut f2);
+                decode_into(response, inb)?;
+                expect(C::answer(response)?, expected)?;
+                done::<_, REUSE>(response);
+                tally.check = tally.check.wrapping_add(expected.term());
+                tally.responses += 1;
                 Ok(())
             },
         );
