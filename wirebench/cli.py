@@ -20,8 +20,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import catalog, drivers, env, matrix, report, runner
-from .store import Store
+from . import drivers, matrix, orchestrate, report, suites
+from .orchestrate import Request, RunError
+from .profiles import DEFAULT_PROFILE, PROFILES
+from .store import Store, StoreError
 
 DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
 # Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
@@ -47,6 +49,8 @@ def _db_option(f):
 def _open_store(db: Path) -> Store:
     try:
         return Store(db)
+    except StoreError as e:
+        _fail(f"cannot use the results database: {e}")
     except Exception as e:  # sqlite3.DatabaseError and OSError alike: name the file
         _fail(f"cannot open the results database {db}: {e}")
 
@@ -63,60 +67,42 @@ def main() -> None:
 @main.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 def list_cmd(as_json: bool) -> None:
-    """Suites, cases, parameters, implementations, and which drivers are built here."""
-    langs = {}
-    for lang, d in drivers.DRIVERS.items():
-        entry = {"built": d.is_built(), "executable": d.executable, "missing": d.missing()}
-        if d.is_built():
-            try:
-                cells = drivers.list_cells(lang)
-                entry["libs"] = sorted({c["lib"] for c in cells})
-                entry["cells"] = len(cells)
-                entry["versions"] = drivers.info(lang).get("versions", {})
-            except drivers.DriverError as e:
-                entry["error"] = str(e)
-        langs[lang] = entry
-    data = {
-        "suites": {
-            s: {"description": d, "cases": catalog.CASES[s]} for s, d in catalog.SUITES.items()
-        },
-        "params": {k: list(v) for k, v in catalog.PARAMS.items()},
-        "placements": catalog.PLACEMENTS,
-        "profiles": {p.name: p.description for p in catalog.PROFILES.values()},
-        "drivers": langs,
-    }
+    """Suites, cases, parameters, metrics, implementations, and which drivers are built."""
+    data = orchestrate.catalogue()
     if as_json:
         out.print_json(json.dumps(data))
         return
-    for suite, s in data["suites"].items():
-        out.print(f"[bold]suite {suite}[/]: {s['description']}")
+    for name, s in data["suites"].items():
+        out.print(f"[bold]suite {name}[/]: {s['description']}")
         for case, desc in s["cases"].items():
             out.print(f"  case {case}: {desc}")
-    out.print("[bold]parameters[/]")
-    for k, v in data["params"].items():
-        out.print(f"  {k}: {', '.join(v)}")
+        for param, values in s["params"].items():
+            out.print(f"  parameter {param}: {', '.join(values)}")
+        for metric, desc in s["metrics"].items():
+            out.print(f"  metric {metric}: {desc}")
     out.print("[bold]profiles[/]")
     for k, v in data["profiles"].items():
         out.print(f"  {k}: {v}")
     out.print("[bold]drivers[/]")
-    for lang, e in langs.items():
+    for name, e in data["drivers"].items():
+        who = f"{name} ({e['lang']}, {e['toolchain']})"
         if e["built"]:
-            libs = ", ".join(f"{lang}/{lib}" for lib in e.get("libs", []))
-            out.print(f"  {lang}: built, {e.get('cells', '?')} cells; {libs} {e.get('error', '')}")
+            libs = ", ".join(f"{e['lang']}/{lib}" for lib in e.get("libs", []))
+            out.print(f"  {who}: built, {e.get('cells', '?')} cells; {libs} {e.get('error', '')}")
         else:
             missing = f" (missing: {', '.join(e['missing'])})" if e["missing"] else ""
-            out.print(f"  {lang}: not built: `wirebench build {lang}`{missing}")
+            out.print(f"  {who}: not built: `wirebench build {name}`{missing}")
 
 
 # -- build ---------------------------------------------------------------------------------------
 
 
-def _build(langs: list[str], only_missing: bool = False) -> None:
-    for lang in langs:
-        d = drivers.get(lang)
+def _build(names: list[str], only_missing: bool = False) -> None:
+    for name in names:
+        d = drivers.get(name)
         if only_missing and d.is_built():
             continue
-        console.print(f"building the {lang} driver", highlight=False)
+        console.print(f"building the {name} driver", highlight=False)
         try:
             d.build_driver(lambda m: console.print(f"  {m}", highlight=False, markup=False))
         except drivers.DriverError as e:
@@ -124,11 +110,11 @@ def _build(langs: list[str], only_missing: bool = False) -> None:
 
 
 @main.command()
-@click.argument("langs", nargs=-1)
-def build(langs: tuple[str, ...]) -> None:
-    """Builds the drivers (all, or the languages named)."""
+@click.argument("names", nargs=-1)
+def build(names: tuple[str, ...]) -> None:
+    """Builds the drivers (all, or the ones named: cpp, rust, go, java)."""
     try:
-        selected = [drivers.get(lang).lang for lang in langs] or list(drivers.DRIVERS)
+        selected = [drivers.get(name).name for name in names] or list(drivers.DRIVERS)
     except drivers.DriverError as e:
         _fail(str(e))
     _build(selected)
@@ -140,18 +126,15 @@ def build(langs: tuple[str, ...]) -> None:
 
 def _filter_options(f):
     helps = {
-        "suite": "Suites (rpc, limit).",
-        "case": "Cases (carsales, catrank, eval, ...).",
-        "lang": "Languages (cpp, ...).",
+        "suite": f"Suites ({', '.join(suites.SUITES)}).",
+        "case": f"Cases ({', '.join(c for s in suites.SUITES.values() for c in s.cases)}).",
+        "lang": "Languages (cpp, rust, go, java).",
+        "toolchain": "Toolchains (g++, rustc, gc, openjdk): chooses drivers.",
         "lib": "Libraries (capnp, protobuf, null, ...).",
-        "mode": "object, bytes, pipe, pipe-async.",
-        "compression": "none, packed.",
-        "reuse": "reuse, no-reuse.",
-        "placement": "Pipe cells: one-core (default), two-cores, unpinned.",
-        "block": "memcpy block sizes.",
     }
     for name in reversed(matrix.FILTER_NAMES):
-        f = click.option(f"--{name}", metavar="LIST", help=helps[name] + " Comma list.")(f)
+        text = helps.get(name) or suites.param_help(name) + "."
+        f = click.option(f"--{name}", metavar="LIST", help=text + " Comma list.")(f)
     return f
 
 
@@ -159,14 +142,16 @@ def _filter_options(f):
 @_filter_options
 @click.option(
     "--profile",
-    type=click.Choice(list(catalog.PROFILES)),
-    default=catalog.DEFAULT_PROFILE,
+    type=click.Choice(list(PROFILES)),
+    default=DEFAULT_PROFILE,
     show_default=True,
     help="How much work: quick or standard (published counts).",
 )
 @click.option("--repeat", type=click.IntRange(1), help="Processes per cell (profile's by default).")
 @click.option("--samples", type=click.IntRange(1), help="Timed samples per process.")
-@click.option("--iters", type=click.IntRange(1), help="Iterations per sample, for every rpc case.")
+@click.option(
+    "--iters", type=click.IntRange(1), help="Iterations per sample, for every case (not limits)."
+)
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds one process may take.")
 @click.option(
     "--pair",
@@ -202,57 +187,40 @@ def run(
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
-        store = _open_store(db)
-        row = store.run(resume)
-        if row is None:
-            _fail(f"no run {resume} in {db}; `wirebench runs` lists them")
         if any(v for v in filters.values()) or pair or repeat or samples or iters or timeout:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
-        plan = json.loads(row["plan"])
+        store = _open_store(db)
+        try:
+            plan, warning = orchestrate.resume(store, resume)
+        except RunError as e:
+            _fail(str(e))
+        if warning:
+            console.print(f"warning: {warning}", highlight=False)
+        _build(plan.drivers, only_missing=True)
         run_id = resume
-        langs = sorted(
-            {c["cell"]["lang"] for c in plan["cells"]}
-            | {c["cell"]["server_lang"] for c in plan["cells"] if c["cell"]["server_lang"]}
-        )
-        _build(langs, only_missing=True)
-        then = (json.loads(row["provenance"]).get("git") or {}).get("revision")
-        now = env.git_state()["revision"]
-        if then != now:
-            console.print(
-                f"warning: run {resume} started at git {str(then)[:12]}, the tree is now at "
-                f"{str(now)[:12]}; the finished and the new processes may differ",
-                highlight=False,
-            )
     else:
+        req = Request(
+            filters=filters,
+            profile=profile,
+            reps=repeat,
+            samples=samples,
+            iters=iters,
+            timeout=timeout,
+            pairs=pair,
+            no_pairs=no_pairs,
+            no_limits=no_limits,
+        )
         try:
-            parsed = {k: matrix.parse_filter(k, v) for k, v in filters.items()}
-            pairs = matrix.parse_pairs(pair)
-            langs = sorted(
-                set(parsed["lang"] or drivers.DRIVERS) | {x for p in pairs or () for x in p}
-            )
-            for lang in langs:
-                drivers.get(lang)
-        except (matrix.MatrixError, drivers.DriverError) as e:
+            names = orchestrate.selected_drivers(req)
+            _build(names)
+            plan = orchestrate.plan(req, names)
+        except RunError as e:
             _fail(str(e))
-        _build(langs)
-        try:
-            listed = {lang: list(drivers.list_cells(lang)) for lang in langs}
-            cells = matrix.expand(
-                listed,
-                parsed,
-                include_limits=not no_limits,
-                pairs=pairs,
-                pair_filter=None if no_pairs else catalog.PROFILES[profile].pairs,
-            )
-        except (matrix.MatrixError, drivers.DriverError) as e:
-            _fail(str(e))
-        plan = runner.make_plan(cells, catalog.PROFILES[profile], repeat, samples, iters, timeout)
         store = _open_store(db)
         command = shlex.join(["wirebench", *sys.argv[1:]])
-        run_id = store.create_run(profile, command, plan, env.provenance(langs))
-    executables = {lang: drivers.get(lang).path for lang in langs}
-    status = _run_with_progress(store, run_id, plan, executables)
-    data = report.build(store, run_id)
+        run_id = orchestrate.start(store, req, plan, command, names)
+    status = _run_with_progress(store, run_id, plan)
+    data = orchestrate.build_report(store, run_id)
     if status == "interrupted":
         console.print(
             f"interrupted: finished cells are stored; `wirebench run --resume {run_id}` "
@@ -265,18 +233,17 @@ def run(
         _emit_report(data, db)
     if status == "interrupted":
         sys.exit(130)
-    if data["errors"]:
+    if data.errors:
         console.print(
-            f"{len(data['errors'])} cells failed; their errors are in the report", highlight=False
+            f"{len(data.errors)} cells failed; their errors are in the report", highlight=False
         )
         sys.exit(1)
 
 
-def _run_with_progress(store, run_id, plan, executables) -> str:
-    tasks = runner.tasks(plan, executables)
+def _run_with_progress(store, run_id, plan) -> str:
+    tasks = plan.tasks({name: drivers.get(name).path for name in plan.drivers})
     console.print(
-        f"run {run_id}: {len(plan['cells'])} cells, {len(tasks)} processes, "
-        f"profile {plan['profile']}",
+        f"run {run_id}: {len(plan.entries)} cells, {len(tasks)} processes, profile {plan.profile}",
         highlight=False,
     )
     # On a terminal a live bar; in a log (CI, nohup) one line per process with an ETA.
@@ -320,12 +287,12 @@ def _run_with_progress(store, run_id, plan, executables) -> str:
                     markup=False,
                 )
 
-        return runner.run_plan(store, run_id, plan, executables, on_progress)
+        return orchestrate.execute(store, run_id, plan, on_progress)
 
 
-def _emit_report(data: dict, db: Path) -> Path:
+def _emit_report(data: report.Report, db: Path) -> Path:
     report.print_terminal(data, out)
-    path = db.parent / f"report-{data['run']['id']}.md"
+    path = db.parent / f"report-{data.run['id']}.md"
     path.write_text(report.markdown(data))
     console.print(f"report written to {path}", highlight=False)
     return path
@@ -359,16 +326,9 @@ def report_cmd(run_id, compare, against, as_json, db) -> None:
     if not db.exists():
         _fail(f"no results database at {db}; `wirebench run` makes one")
     store = _open_store(db)
-    row = store.run(run_id)
-    if row is None:
-        _fail(
-            f"no run {run_id} in {db}; `wirebench runs` lists them"
-            if run_id
-            else f"no runs in {db} yet"
-        )
     try:
-        data = report.build(store, row["id"], compare=pair, against=against)
-    except report.CompareError as e:
+        data = orchestrate.build_report(store, run_id, compare=pair, against=against)
+    except RunError as e:
         _fail(str(e))
     if as_json:
         out.print_json(json.dumps(report.as_json(data)))

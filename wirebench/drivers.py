@@ -1,7 +1,10 @@
-"""The drivers: where each language's driver lives, how it is built, and asking it things.
+"""The drivers: where each driver lives, how it is built, and asking it things.
 
-Adding a language is one entry in DRIVERS. Everything else about a driver is learnt by
-asking it (`info`, `list`), following docs/protocol.md.
+A driver's identity is its language and its toolchain (the compiler, or the JVM), so one
+language can have several drivers (C++ by g++ and by clang++). DRIVERS is keyed by a
+driver's name: the language for its primary driver, `LANG-TOOLCHAIN` for another.
+Adding a driver is one entry in DRIVERS. Everything else about it is learnt by asking it
+(`info`, `list`), following docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -26,9 +29,13 @@ class DriverError(RuntimeError):
     """A driver is missing, will not build, or answers outside the protocol."""
 
 
+PROTOCOL = 2
+
+
 @dataclass(frozen=True)
 class Driver:
     lang: str
+    toolchain: str  # what `info` must say: g++, rustc, gc, openjdk
     executable: str  # relative to the repository root
     build: tuple[tuple[str, ...], ...]  # commands run in the repository root
     tools: tuple[str, ...]  # programs the build needs on PATH
@@ -36,6 +43,16 @@ class Driver:
     install_hint: str
     # What the build makes, when the executable is a committed launcher (the JVM's jar).
     artifact: str | None = None
+    primary: bool = True  # the language's default driver (cells name no toolchain)
+
+    @property
+    def name(self) -> str:
+        return self.lang if self.primary else f"{self.lang}-{self.toolchain}"
+
+    @property
+    def identity(self) -> tuple[str, str | None]:
+        """(language, toolchain) as cells name it: no toolchain for a primary driver."""
+        return self.lang, None if self.primary else self.toolchain
 
     @property
     def path(self) -> Path:
@@ -59,7 +76,7 @@ class Driver:
         absent = self.missing()
         if absent:
             raise DriverError(
-                f"cannot build the {self.lang} driver: missing {', '.join(absent)}; "
+                f"cannot build the {self.name} driver: missing {', '.join(absent)}; "
                 f"install with: {self.install_hint}"
             )
         for cmd in self.build:
@@ -67,9 +84,9 @@ class Driver:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if proc.returncode != 0:
                 tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
-                raise DriverError(f"building the {self.lang} driver failed:\n{tail}")
+                raise DriverError(f"building the {self.name} driver failed:\n{tail}")
         if not self.is_built():
-            raise DriverError(f"the {self.lang} build succeeded but {self.executable} is missing")
+            raise DriverError(f"the {self.name} build succeeded but {self.executable} is missing")
         info.cache_clear()
         list_cells.cache_clear()
 
@@ -77,6 +94,7 @@ class Driver:
 DRIVERS = {
     "cpp": Driver(
         lang="cpp",
+        toolchain="g++",
         executable="drivers/cpp/build/wirebench-cpp",
         build=(
             (
@@ -97,6 +115,7 @@ DRIVERS = {
     ),
     "rust": Driver(
         lang="rust",
+        toolchain="rustc",
         executable="drivers/rust/target/release/wirebench-rust",
         build=(("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
         # Code is generated from schemas/ with Debian's capnp and protoc.
@@ -106,6 +125,7 @@ DRIVERS = {
     ),
     "go": Driver(
         lang="go",
+        toolchain="gc",
         executable="drivers/go/bin/wirebench-go",
         # `go generate` runs capnpc-go and protoc-gen-go, pinned as tools in go.mod.
         build=(
@@ -118,6 +138,7 @@ DRIVERS = {
     ),
     "java": Driver(
         lang="java",
+        toolchain="openjdk",
         # A committed launcher that starts the JVM with the flags in docs/methodology.md.
         executable="drivers/java/wirebench-java",
         artifact="drivers/java/target/wirebench-java.jar",
@@ -129,42 +150,57 @@ DRIVERS = {
 }
 
 
-def get(lang: str) -> Driver:
+def get(name: str) -> Driver:
     try:
-        return DRIVERS[lang]
+        return DRIVERS[name]
     except KeyError:
-        raise DriverError(f"unknown language {lang!r}; known: {', '.join(DRIVERS)}") from None
+        raise DriverError(f"unknown language {name!r}; known: {', '.join(DRIVERS)}") from None
 
 
 def _ask(driver: Driver, *args: str) -> str:
     if not driver.is_built():
         raise DriverError(
-            f"the {driver.lang} driver is not built: run `wirebench build {driver.lang}`"
+            f"the {driver.name} driver is not built: run `wirebench build {driver.name}`"
         )
     try:
         proc = subprocess.run([str(driver.path), *args], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise DriverError(f"`{driver.lang} {' '.join(args)}` failed: {e}") from None
+        raise DriverError(f"`{driver.name} {' '.join(args)}` failed: {e}") from None
     if proc.returncode != 0:
-        raise DriverError(f"`{driver.lang} {' '.join(args)}` failed: {proc.stderr.strip()}")
+        raise DriverError(f"`{driver.name} {' '.join(args)}` failed: {proc.stderr.strip()}")
     return proc.stdout
 
 
 @cache
-def info(lang: str) -> dict:
-    """The driver's `info`: language, protocol version, library versions."""
-    text = _ask(get(lang), "info")
+def info(name: str) -> dict:
+    """The driver's `info`: identity, protocol version, library versions. A driver of
+    another protocol version, or that says it is another language or toolchain than its
+    registration, is refused by name."""
+    d = get(name)
+    text = _ask(d, "info")
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise DriverError(f"the {lang} driver's info is not JSON: {e}") from None
+        raise DriverError(f"the {name} driver's info is not JSON: {e}") from None
+    if data.get("protocol") != PROTOCOL:
+        raise DriverError(
+            f"the {name} driver speaks protocol {data.get('protocol')!r}, this harness "
+            f"{PROTOCOL}: rebuild it (`wirebench build {name}`)"
+        )
+    said = (data.get("lang"), data.get("toolchain"))
+    if said != (d.lang, d.toolchain):
+        raise DriverError(
+            f"the {name} driver says it is {said[0]}/{said[1]}, registered as "
+            f"{d.lang}/{d.toolchain}"
+        )
+    return data
 
 
 @cache
-def list_cells(lang: str) -> tuple[dict, ...]:
+def list_cells(name: str) -> tuple[dict, ...]:
     """The cells the driver supports, as it lists them."""
     entries = []
-    for n, line in enumerate(_ask(get(lang), "list").splitlines(), 1):
+    for n, line in enumerate(_ask(get(name), "list").splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -172,6 +208,6 @@ def list_cells(lang: str) -> tuple[dict, ...]:
             if not all(k in entry for k in ("suite", "case", "lib", "params")):
                 raise ValueError("needs suite, case, lib and params")
         except ValueError as e:
-            raise DriverError(f"the {lang} driver's list, line {n}: {e}") from None
+            raise DriverError(f"the {name} driver's list, line {n}: {e}") from None
         entries.append(entry)
     return tuple(entries)

@@ -1,88 +1,38 @@
-"""Cells and the matrix: from the drivers' lists and the user's filters to the cells of a run."""
+"""The matrix: from the drivers' lists and the user's filters to the cells of a run.
+
+Filters are generic: `suite`, `case`, `lang`, `lib`, and every parameter any suite
+declares; a filter on a parameter applies to the cells of the suites that have it
+(`toolchain` chooses drivers before their cells are listed). What a listed cell becomes
+is its suite's business (`Suite.expand`: rpc's pipe cells get a placement and a server
+driver each).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from . import catalog
+from . import suites
+from .cells import Cell, sort_key
+from .suites import ExpandContext, signature
 
 
 class MatrixError(ValueError):
     """A filter names something that does not exist, or selects nothing."""
 
 
-@dataclass(frozen=True, order=True)
-class Cell:
-    """One point of the matrix: suite, case, implementation (lang/lib) and parameters.
-
-    A pipe cell has a client and a server process; `server_lang` is the server's language
-    (the library is the same on both ends, since they must share a wire format).
-    """
-
-    suite: str
-    case: str
-    lang: str
-    lib: str
-    params: tuple[tuple[str, str], ...] = field(default=())
-    server_lang: str | None = None
-
-    @staticmethod
-    def make(suite, case, lang, lib, params: dict[str, str], server_lang=None) -> Cell:
-        return Cell(suite, case, lang, lib, tuple(sorted(params.items())), server_lang)
-
-    @property
-    def param(self) -> dict[str, str]:
-        return dict(self.params)
-
-    @property
-    def impl(self) -> str:
-        if self.server_lang and self.server_lang != self.lang:
-            return f"{self.lang}:{self.server_lang}/{self.lib}"
-        return f"{self.lang}/{self.lib}"
-
-    @property
-    def is_pipe(self) -> bool:
-        return self.param.get("mode") in catalog.PIPE_MODES
-
-    @property
-    def driver_params(self) -> dict[str, str]:
-        return {k: v for k, v in self.params if k not in catalog.HARNESS_PARAMS}
-
-    @property
-    def key(self) -> str:
-        params = " ".join(f"{k}={v}" for k, v in self.params)
-        return f"{self.suite}/{self.case}/{self.impl}" + (f" {params}" if params else "")
-
-    def to_json(self) -> dict:
-        return {
-            "suite": self.suite,
-            "case": self.case,
-            "lang": self.lang,
-            "lib": self.lib,
-            "params": self.param,
-            "server_lang": self.server_lang,
-        }
-
-    @staticmethod
-    def from_json(d: dict) -> Cell:
-        return Cell.make(d["suite"], d["case"], d["lang"], d["lib"], d["params"], d["server_lang"])
-
-
-FILTER_NAMES = ("suite", "case", "lang", "lib", *catalog.PARAMS)
+FILTER_NAMES = ("suite", "case", "lang", "toolchain", "lib", *suites.all_params())
 
 
 def parse_filter(name: str, text: str | None) -> frozenset[str] | None:
-    """'a,b' -> {'a','b'}; validates against the catalogue where it knows the words."""
+    """'a,b' -> {'a','b'}; validates against the suites where they know the words."""
     if not text:
         return None
     values = frozenset(v.strip() for v in text.split(",") if v.strip())
     known: tuple[str, ...] | None = None
     if name == "suite":
-        known = tuple(catalog.SUITES)
+        known = tuple(suites.SUITES)
     elif name == "case":
-        known = tuple(c for cases in catalog.CASES.values() for c in cases)
-    elif name in catalog.PARAMS:
-        known = catalog.PARAMS[name]
+        known = tuple(c for s in suites.SUITES.values() for c in s.cases)
+    elif name in suites.all_params():
+        known = suites.all_params()[name]
     if known is not None:
         unknown = sorted(values - set(known))
         if unknown:
@@ -105,38 +55,34 @@ def parse_pairs(text: str | None) -> frozenset[tuple[str, str]] | None:
     return frozenset(pairs)
 
 
-def _signature(entry: dict) -> tuple:
-    return (entry["suite"], entry["case"], entry["lib"], tuple(sorted(entry["params"].items())))
-
-
 def expand(
     listed: dict[str, list[dict]],
     filters: dict[str, frozenset[str] | None],
     include_limits: bool = True,
     pairs: frozenset[tuple[str, str]] | None = None,
-    pair_filter: dict[str, tuple[str, ...]] | None = None,
+    profile: str | None = None,
+    identities: dict[str, tuple[str, str | None]] | None = None,
 ) -> list[Cell]:
     """Expands the drivers' listed cells under the filters.
 
-    `listed` maps a language to its driver's `list` output. Pipe cells get one cell per
-    selected placement (default: catalog.DEFAULT_PLACEMENT) and per server language:
-    with `pairs`, exactly those client:server pairs (and no other cells); without, the
-    client's own language, plus every other language that lists the same cell when the
-    cell's library and parameters pass `pair_filter` (the profile's cross-language pairs:
-    name -> values allowed, for `lib` and any parameter). The `limit`
-    suite's cells are added for every selected language, whatever the suite filter,
-    unless `include_limits` is false: they are the rows every report is read against.
+    `listed` maps a driver to its `list` output; `identities` maps a driver to its
+    (language, toolchain or None for the language's primary driver), by default the
+    driver's name and None. `profile` names the profile whose cross-language pipe cells
+    the suites add (None: none). The suites that accompany every run (limit) are added
+    for every selected driver whatever the suite filter, unless `include_limits` is false.
     """
+    identities = identities or {d: (d, None) for d in listed}
     if pairs:
-        unknown = sorted({lang for pair in pairs for lang in pair} - set(listed))
+        unknown = sorted({d for pair in pairs for d in pair} - set(listed))
         if unknown:
             raise MatrixError(
                 f"unknown language in --pair: {', '.join(unknown)}; "
                 f"known here: {', '.join(sorted(listed))}"
             )
-    supported = {lang: {_signature(e) for e in entries} for lang, entries in listed.items()}
-    for name in ("lang", "lib"):
-        known = set(listed) if name == "lang" else {c["lib"] for cs in listed.values() for c in cs}
+    for name, known in (
+        ("lang", {lang for lang, _ in identities.values()}),
+        ("lib", {c["lib"] for cs in listed.values() for c in cs}),
+    ):
         wanted = filters.get(name)
         if wanted and not wanted <= known:
             raise MatrixError(
@@ -148,60 +94,39 @@ def expand(
         wanted = filters.get(name)
         return wanted is None or value in wanted
 
-    placements = sorted(filters.get("placement") or {catalog.DEFAULT_PLACEMENT})
-    suites = filters.get("suite")
+    ctx = ExpandContext(
+        supported={d: frozenset(signature(e) for e in entries) for d, entries in listed.items()},
+        filters=filters,
+        pairs=pairs,
+        pairs_of_profile=profile,
+    )
+    chosen = filters.get("suite")
     cells: list[Cell] = []
-    for lang, entries in listed.items():
+    for driver, entries in listed.items():
+        lang, toolchain = identities[driver]
         if not keep(lang, "lang"):
             continue
         for entry in entries:
-            suite, case, lib, params = entry["suite"], entry["case"], entry["lib"], entry["params"]
-            if suite == "limit":
-                wanted = include_limits or (suites and "limit" in suites)
-                if wanted and keep(params.get("block"), "block"):
-                    cells.append(Cell.make(suite, case, lang, lib, params))
+            suite = suites.SUITES.get(entry["suite"])
+            if suite is None:
+                continue  # a suite this harness does not know yet
+            if not all(keep(v, k) for k, v in entry["params"].items()):
                 continue
-            if not (keep(suite, "suite") and keep(case, "case") and keep(lib, "lib")):
+            case, lib = entry["case"], entry["lib"]
+            if suite.accompanies_every_run:
+                if include_limits or (chosen and suite.name in chosen):
+                    cells.append(
+                        Cell.make(suite.name, case, lang, lib, entry["params"], None, toolchain)
+                    )
                 continue
-            if not all(keep(v, k) for k, v in params.items()):
+            if not (keep(suite.name, "suite") and keep(case, "case") and keep(lib, "lib")):
                 continue
-            if params.get("mode") in catalog.PIPE_MODES:
-                serves = [s for s, sigs in supported.items() if _signature(entry) in sigs]
-                if pairs:
-                    servers = [s for s in serves if (lang, s) in pairs]
-                elif pair_filter is not None and all(
-                    {"lib": lib, **params}.get(k) in allowed for k, allowed in pair_filter.items()
-                ):
-                    servers = serves
-                else:
-                    servers = [lang]
-                for server in servers:
-                    for placement in placements:
-                        with_place = {**params, "placement": placement}
-                        cells.append(Cell.make(suite, case, lang, lib, with_place, server))
-            elif not pairs:
-                cells.append(Cell.make(suite, case, lang, lib, params))
+            for params, server in suite.expand(driver, entry, ctx):
+                cells.append(Cell.make(suite.name, case, lang, lib, params, server, toolchain))
     cells = sorted(set(cells), key=sort_key)
-    if not [c for c in cells if c.suite != "limit"] and suites != frozenset({"limit"}):
+    only_accompanying = chosen and all(suites.SUITES[s].accompanies_every_run for s in chosen)
+    if not only_accompanying and not [
+        c for c in cells if not suites.SUITES[c.suite].accompanies_every_run
+    ]:
         raise MatrixError("the filters select no cell; `wirebench list` shows what exists")
     return cells
-
-
-_ORDER = {v: i for values in catalog.PARAMS.values() for i, v in enumerate(values)}
-_CASE_ORDER = {c: i for cases in catalog.CASES.values() for i, c in enumerate(cases)}
-_LIB_ORDER = {"null": 0, "capnp": 1, "protobuf": 2, "memcpy": 3}
-
-
-def sort_key(cell: Cell):
-    """Reading order: suite, case, library (null first: the floor), mode, the rest."""
-    p = cell.param
-    return (
-        list(catalog.SUITES).index(cell.suite),
-        _CASE_ORDER.get(cell.case, 99),
-        _LIB_ORDER.get(cell.lib, 50),
-        cell.lib,
-        cell.lang,
-        cell.server_lang or "",
-        [_ORDER.get(p.get(k, ""), 99) for k in ("mode", "compression", "reuse", "placement")],
-        _ORDER.get(p.get("block", ""), 99),
-    )

@@ -1,23 +1,49 @@
-"""Reports: a stored run as terminal tables and a Markdown file (and JSON for scripts).
+"""Reports: a model of what a stored run's numbers are, and its renderers.
 
-Every rpc table shows, beside each library, the floor (the hand-written `null` library)
-and the machine's limit (the time memcpy takes to move the same bytes), so a reader sees
-how far a library is from what the machine can do. Times are per iteration (one request
-and its response); the interval is the 95% bootstrap interval of the median.
+`build` loads a run into a `Report`: every cell with its metrics (per-iteration samples
+by round, scalars, histograms) and their summaries, and the tables, each suite
+contributing its own section (`Suite.tables`) after the comparisons that span suites.
+The renderers (terminal, Markdown, JSON; HTML later) only lay a Report out.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from . import catalog, stats
-from .matrix import Cell, sort_key
+from . import stats, suites
+from .cells import Cell, sort_key
 
-LIMIT_BLOCK = "1MiB"  # the memcpy block used for the limit column: cache-sized copies
+# -- the model ---------------------------------------------------------------------------------
+
+
+@dataclass
+class MetricData:
+    """One metric of one cell over its processes. Samples are per iteration (the driver's
+    totals divided by its iteration count), by round (the process's rep)."""
+
+    name: str
+    unit: str
+    kind: str
+    iters: int | None = None
+    rounds: dict[int, list[float]] = field(default_factory=dict)  # samples and scalars
+    histograms: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def groups(self) -> list[list[float]]:
+        return [self.rounds[r] for r in sorted(self.rounds)]
+
+    @cached_property
+    def summary(self) -> stats.Summary | None:
+        return stats.summarize(self.groups) if self.rounds else None
+
+    @cached_property
+    def percentiles(self) -> list[stats.Percentile]:
+        return stats.percentiles([self.histograms[r] for r in sorted(self.histograms)])
 
 
 @dataclass
@@ -26,18 +52,57 @@ class CellResult:
     status: str
     error: str | None
     iters: int
-    bytes: int | None  # per sample
-    summary: stats.Summary | None  # per-iteration nanoseconds
-    groups: list[list[float]]  # per-iteration ns, by process
+    metrics: dict[str, MetricData]
     cpu_ns: int | None
     max_rss_kb: int | None
 
     @property
-    def bytes_per_iter(self) -> float | None:
-        return self.bytes / self.iters if self.bytes is not None else None
+    def ok(self) -> bool:
+        return self.status == "ok" and bool(self.metrics)
+
+    def metric(self, name: str) -> MetricData:
+        return self.metrics[name]
+
+    def summary(self, name: str) -> stats.Summary:
+        return self.metrics[name].summary
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Report:
+    run: dict
+    provenance: dict
+    plan: dict
+    results: list[CellResult]
+    tables: list[Table]
+    readings: list[str]  # how to read the tables, one paragraph per suite shown
+    noisy: list[CellResult]
+    errors: list[CellResult]
+    pending: list[CellResult]
+
+
+class CompareError(ValueError):
+    pass
 
 
 def load(store, run_id: int) -> list[CellResult]:
+    metrics: dict[str, dict[str, MetricData]] = {}
+    for m in store.metrics(run_id):
+        per_cell = metrics.setdefault(m["key"], {})
+        d = per_cell.setdefault(m["name"], MetricData(m["name"], m["unit"], m["kind"], m["iters"]))
+        data = json.loads(m["data"])
+        if m["kind"] == "samples":
+            d.rounds[m["rep"]] = [v / m["iters"] for v in data]
+        elif m["kind"] == "scalar":
+            d.rounds[m["rep"]] = [data]
+        else:
+            d.histograms[m["rep"]] = data
     results = []
     for row in store.cells(run_id):
         cell = Cell.make(
@@ -47,18 +112,16 @@ def load(store, run_id: int) -> list[CellResult]:
             row["lib"],
             json.loads(row["params"]),
             row["server_lang"],
+            row["toolchain"],
         )
-        groups = [[s / row["iters"] for s in g] for g in json.loads(row["samples_ns"] or "[]")]
-        ok = row["status"] == "ok" and any(groups)
+        ok = row["status"] == "ok"
         results.append(
             CellResult(
                 cell=cell,
                 status=row["status"],
                 error=row["error"],
                 iters=row["iters"],
-                bytes=row["bytes"],
-                summary=stats.summarize(groups) if ok else None,
-                groups=groups,
+                metrics=metrics.get(row["key"], {}) if ok else {},
                 cpu_ns=row["cpu_ns"],
                 max_rss_kb=row["max_rss_kb"],
             )
@@ -85,135 +148,72 @@ def fmt_bytes(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
-def _params_text(cell: Cell, names=("mode", "compression", "reuse", "placement")) -> list[str]:
-    p = cell.param
-    return [p.get(n, "") for n in names]
+def fmt_value(v: float, unit: str) -> str:
+    if unit == "ns":
+        return fmt_time(v)
+    if unit == "B":
+        return fmt_bytes(v)
+    return f"{v:.4g} {unit}"
 
 
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
+def fmt_ratio(q: stats.Ratio) -> str:
+    return f"{q.value:.2f}x [{q.low:.2f}-{q.high:.2f}]"
 
 
-def memcpy_bandwidth(results: list[CellResult]) -> dict[str, float]:
-    """Bytes per nanosecond (GB/s) by block size, from the limit cells."""
-    bw = {}
-    for r in results:
-        if r.cell.suite == "limit" and r.summary:
-            bw.setdefault(r.cell.param["block"], r.bytes_per_iter / r.summary.median)
-    return bw
+def fmt_summary(s: stats.Summary, unit: str) -> str:
+    return f"{fmt_value(s.median, unit)} [{fmt_value(s.low, unit)} - {fmt_value(s.high, unit)}]"
 
 
-def rpc_tables(results: list[CellResult]) -> list[Table]:
-    bandwidth = memcpy_bandwidth(results)
-    floors = {
-        (
-            r.cell.lang,
-            r.cell.case,
-            r.cell.param.get("mode"),
-            r.cell.param.get("reuse"),
-            r.cell.param.get("placement"),
-        ): r
-        for r in results
-        if r.cell.lib == "null" and r.summary
-    }
+# -- tables any suite gets --------------------------------------------------------------------
+
+
+def _metric_cells(spec: suites.MetricSpec, r: CellResult) -> list[str]:
+    if not r.ok:
+        return [""]
+    m = r.metric(spec.name)
+    if spec.kind == "histogram":
+        return [
+            "; ".join(
+                f"p{p.percentile:g} {fmt_value(p.value, m.unit)} "
+                f"[{fmt_value(p.low, m.unit)}-{fmt_value(p.high, m.unit)}]"
+                for p in m.percentiles
+            )
+        ]
+    s = m.summary
+    return [fmt_summary(s, m.unit) + (" !" if s.noisy else "")]
+
+
+def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table]:
+    """One table per case: every metric's median (per iteration) with its interval, or
+    a histogram's percentiles with theirs."""
     tables = []
-    for case in catalog.CASES["rpc"]:
+    names = suite.param_names()
+    for case in suite.cases:
         rows = []
-        for r in results:
-            if r.cell.suite != "rpc" or r.cell.case != case:
-                continue
-            head = [r.cell.impl, *_params_text(r.cell)]
-            if not r.summary:
-                rows.append(head + [r.status.upper()] + [""] * 7)
-                continue
-            s = r.summary
-            p = r.cell.param
-            floor = floors.get(
-                (r.cell.lang, case, p.get("mode"), p.get("reuse"), p.get("placement"))
-            )
-            vs_null = "-"
-            if floor and floor is not r:
-                q = stats.ratio(r.groups, floor.groups)
-                vs_null = f"{q.value:.2f}x [{q.low:.2f}-{q.high:.2f}]"
-            bpi = r.bytes_per_iter or 0
-            limit = (
-                fmt_time(bpi / bandwidth[LIMIT_BLOCK]) if bpi and LIMIT_BLOCK in bandwidth else "-"
-            )
-            rows.append(
-                head
-                + [
-                    fmt_time(s.median),
-                    f"{fmt_time(s.low)} - {fmt_time(s.high)}",
-                    fmt_time(s.min),
-                    f"{s.spread * 100:.1f}%" + (" !" if s.noisy else ""),
-                    fmt_bytes(bpi) if bpi else "-",
-                    f"{bpi / s.median * 1e3:.0f}" if bpi else "-",
-                    vs_null,
-                    limit,
-                ]
-            )
+        for r in (r for r in results if r.cell.case == case):
+            row = [r.cell.impl, *(r.cell.param.get(n, "") for n in names)]
+            row += [r.status.upper() if not r.ok else "ok"]
+            for spec in suite.metrics:
+                row += _metric_cells(spec, r)
+            rows.append(row)
         if rows:
+            metric_heads = [f"{m.name} ({m.unit})" for m in suite.metrics]
             tables.append(
-                Table(
-                    title=f"rpc / {case}: time per request+response",
-                    headers=[
-                        "impl",
-                        "mode",
-                        "compression",
-                        "reuse",
-                        "placement",
-                        "median",
-                        "95% CI",
-                        "min",
-                        "spread",
-                        "bytes/iter",
-                        "MB/s",
-                        "vs null",
-                        "memcpy",
-                    ],
-                    rows=rows,
-                )
+                Table(f"{suite.name} / {case}", ["impl", *names, "status", *metric_heads], rows)
             )
     return tables
 
 
-def limit_table(results: list[CellResult]) -> Table | None:
-    rows = []
-    for r in results:
-        if r.cell.suite != "limit":
-            continue
-        if not r.summary:
-            rows.append([r.cell.impl, r.cell.param.get("block", ""), r.status.upper(), "", ""])
-            continue
-        s, b = r.summary, r.bytes_per_iter
-        rows.append(
-            [
-                r.cell.impl,
-                r.cell.param["block"],
-                f"{b / s.median:.2f}",
-                f"{b / s.high:.2f} - {b / s.low:.2f}",
-                f"{s.spread * 100:.1f}%",
-            ]
-        )
-    if not rows:
-        return None
-    return Table(
-        "Machine limit: memcpy bandwidth", ["impl", "block", "GB/s", "95% CI", "spread"], rows
-    )
+def _single(r: CellResult) -> bool:
+    """Not a cross-language pair: a cell that belongs to one implementation."""
+    return r.cell.server_lang in (None, r.cell.lang)
 
 
-class CompareError(ValueError):
-    pass
-
-
-def compare_table(results: list[CellResult], a: str, b: str) -> Table:
-    """Side by side, the way the published comparisons are drawn: every rpc cell of A
-    beside the same cell of B, and A/B with its paired 95% interval. A and B are two
-    languages (rust:cpp: same library, same parameters) or two libraries (capnp:protobuf:
-    same language, same parameters)."""
+def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
+    """Side by side, the way the published comparisons are drawn: every cell of A beside
+    the same cell of B, and A/B of the suite's primary metric with its 95% interval,
+    paired by round. A and B are two languages (rust:cpp: same library, same parameters)
+    or two libraries (capnp:protobuf: same language, same parameters)."""
     langs = {r.cell.lang for r in results}
     libs = {r.cell.lib for r in results}
     if {a, b} <= langs:
@@ -225,48 +225,111 @@ def compare_table(results: list[CellResult], a: str, b: str) -> Table:
             f"--compare takes two languages ({', '.join(sorted(langs))}) or two libraries "
             f"({', '.join(sorted(libs))}) of the run, not {a}:{b}"
         )
-
-    def side(r: CellResult) -> str | None:
-        c = r.cell
-        if c.server_lang not in (None, c.lang):
-            return None  # a cross-language pair belongs to neither side
-        return getattr(c, by)
-
-    def match_key(r: CellResult):
-        c = r.cell
-        return (c.case, getattr(c, other), c.params)
-
-    sides = {a: {}, b: {}}
-    for r in results:
-        if r.cell.suite == "rpc" and r.summary and side(r) in sides:
-            sides[side(r)][match_key(r)] = r
-    rows = []
-    for key, ra in sides[a].items():
-        rb = sides[b].get(key)
-        if rb is None:
+    tables = []
+    for suite in suites.SUITES.values():
+        if suite.accompanies_every_run:
             continue
-        q = stats.ratio(ra.groups, rb.groups)
-        sa, sb = ra.summary, rb.summary
-        rows.append(
-            (
-                sort_key(ra.cell),
-                [
-                    ra.cell.case,
-                    getattr(ra.cell, other),
-                    *_params_text(ra.cell),
-                    f"{fmt_time(sa.median)} [{fmt_time(sa.low)} - {fmt_time(sa.high)}]",
-                    f"{fmt_time(sb.median)} [{fmt_time(sb.low)} - {fmt_time(sb.high)}]",
-                    f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
-                ],
+        sides: dict[str, dict] = {a: {}, b: {}}
+        for r in results:
+            c = r.cell
+            if c.suite == suite.name and r.ok and _single(r) and getattr(c, by) in sides:
+                sides[getattr(c, by)][(c.case, getattr(c, other), c.toolchain, c.params)] = r
+        rows = []
+        for key, ra in sides[a].items():
+            rb = sides[b].get(key)
+            if rb is None:
+                continue
+            ma, mb = ra.metric(suite.primary), rb.metric(suite.primary)
+            q = stats.paired_ratio(ma.rounds, mb.rounds)
+            rows.append(
+                (
+                    sort_key(ra.cell),
+                    [
+                        ra.cell.case,
+                        getattr(ra.cell, other),
+                        *(ra.cell.param.get(n, "") for n in suite.param_names()),
+                        fmt_summary(ma.summary, ma.unit),
+                        fmt_summary(mb.summary, mb.unit),
+                        f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                    ],
+                )
             )
-        )
-    if not rows:
+        if rows:
+            tables.append(
+                Table(
+                    title=f"{a} against {b}: {suite.primary} per iteration, and {a}/{b} "
+                    f"(below 1: {a} faster)",
+                    headers=["case", other, *suite.param_names(), a, b, f"{a}/{b}"],
+                    rows=[row for _, row in sorted(rows)],
+                )
+            )
+    if not tables:
         raise CompareError(f"no cell of the run has both a {a} and a {b} side")
-    return Table(
-        title=f"{a} against {b}: time per iteration, and {a}/{b} (below 1: {a} faster)",
-        headers=["case", other, "mode", "compression", "reuse", "placement", a, b, f"{a}/{b}"],
-        rows=[row for _, row in sorted(rows)],
-    )
+    return tables
+
+
+BASELINE = "cpp"  # the reference implementation every language is read against
+
+
+def _single_langs(results: list[CellResult]) -> set[str]:
+    """The languages with cells of their own (not only cross-language pairs)."""
+    return {
+        r.cell.lang
+        for r in results
+        if not suites.SUITES[r.cell.suite].accompanies_every_run and _single(r)
+    }
+
+
+def against_tables(results: list[CellResult], base: str) -> list[Table]:
+    """Every language against one (the C++ reference by default): each cell of the
+    baseline with its median, and beside it every other language's for the same library
+    and parameters as a ratio to it, paired by round. Cross-language pipe pairs are left
+    out: they belong to no single language."""
+    langs = sorted(_single_langs(results))
+    if base not in langs:
+        raise CompareError(
+            f"--against takes a language of the run ({', '.join(langs)}), not {base!r}"
+        )
+    others = [lang for lang in langs if lang != base]
+    tables = []
+    for suite in suites.SUITES.values():
+        if suite.accompanies_every_run:
+            continue
+        by_lang: dict[str, dict] = {lang: {} for lang in langs}
+        for r in results:
+            c = r.cell
+            if c.suite == suite.name and r.ok and _single(r):
+                by_lang[c.lang][(c.case, c.lib, c.params)] = r
+        rows = []
+        for key, rb in by_lang[base].items():
+            mb = rb.metric(suite.primary)
+            row = [
+                rb.cell.case,
+                rb.cell.lib,
+                *(rb.cell.param.get(n, "") for n in suite.param_names()),
+                fmt_summary(mb.summary, mb.unit),
+            ]
+            for lang in others:
+                r = by_lang[lang].get(key)
+                if r is None:
+                    row.append("-")
+                    continue
+                q = stats.paired_ratio(r.metric(suite.primary).rounds, mb.rounds)
+                row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
+            rows.append((sort_key(rb.cell), row))
+        if rows:
+            tables.append(
+                Table(
+                    title=f"Languages against {base}: {base}'s {suite.primary} per iteration, "
+                    f"every other language's as a ratio to it (below 1: faster than {base})",
+                    headers=["case", "lib", *suite.param_names(), base]
+                    + [f"{lang}/{base}" for lang in others],
+                    rows=[row for _, row in sorted(rows)],
+                )
+            )
+    if not tables:
+        raise CompareError(f"the run has no cell of {base}")
+    return tables
 
 
 def jit_table(results: list[dict]) -> Table | None:
@@ -317,60 +380,10 @@ def jit_table(results: list[dict]) -> Table | None:
     )
 
 
-BASELINE = "cpp"  # the reference implementation every language is read against
-
-
-def _single_langs(results: list[CellResult]) -> set[str]:
-    """The languages with rpc cells of their own (not only cross-language pairs)."""
-    return {
-        r.cell.lang
-        for r in results
-        if r.cell.suite == "rpc" and r.cell.server_lang in (None, r.cell.lang)
-    }
-
-
-def against_table(results: list[CellResult], base: str) -> Table:
-    """Every language against one (the C++ reference by default): each rpc cell of the
-    baseline with its median, and beside it every other language's time for the same
-    library and parameters as a ratio to it, with the paired 95% interval. Cross-language
-    pipe pairs are left out: they belong to no single language."""
-    langs = sorted(_single_langs(results))
-    if base not in langs:
-        raise CompareError(
-            f"--against takes a language of the run ({', '.join(langs)}), not {base!r}"
-        )
-    others = [lang for lang in langs if lang != base]
-    by_lang: dict[str, dict] = {lang: {} for lang in langs}
-    for r in results:
-        c = r.cell
-        if c.suite == "rpc" and r.summary and c.server_lang in (None, c.lang):
-            by_lang[c.lang][(c.case, c.lib, c.params)] = r
-    rows = []
-    for key, rb in by_lang[base].items():
-        sb = rb.summary
-        row = [
-            rb.cell.case,
-            rb.cell.lib,
-            *_params_text(rb.cell),
-            f"{fmt_time(sb.median)} [{fmt_time(sb.low)} - {fmt_time(sb.high)}]",
-        ]
-        for lang in others:
-            r = by_lang[lang].get(key)
-            if r is None:
-                row.append("-")
-                continue
-            q = stats.ratio(r.groups, rb.groups)
-            row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
-        rows.append((sort_key(rb.cell), row))
-    if not rows:
-        raise CompareError(f"the run has no rpc cell of {base}")
-    return Table(
-        title=f"Languages against {base}: {base}'s time per iteration, every other "
-        f"language's as a ratio to it (below 1: faster than {base})",
-        headers=["case", "lib", "mode", "compression", "reuse", "placement", base]
-        + [f"{lang}/{base}" for lang in others],
-        rows=[row for _, row in sorted(rows)],
-    )
+JIT_READING = (
+    "The JVM driver warms up until its JIT has settled; its table says how long that took "
+    "and how often a compilation still fell into timed work."
+)
 
 
 def build(
@@ -378,55 +391,60 @@ def build(
     run_id: int,
     compare: tuple[str, str] | None = None,
     against: str | None = None,
-) -> dict:
-    """Everything a report shows, as plain data. A run of several languages that include
-    the baseline gets the languages-against-baseline table first (`against` picks
-    another baseline)."""
+) -> Report:
+    """Everything a report shows. A run of several languages that include the baseline
+    gets the languages-against-baseline tables first (`against` picks another)."""
     run = store.run(run_id)
     results = load(store, run_id)
-    tables = [compare_table(results, *compare)] if compare else []
+    tables = compare_tables(results, *compare) if compare else []
     if against:
-        tables.append(against_table(results, against))
+        tables += against_tables(results, against)
     elif len(_single_langs(results)) > 1:
         # Not while no baseline cell has a number yet (or when the run has no C++).
         with contextlib.suppress(CompareError):
-            tables.append(against_table(results, BASELINE))
-    tables += rpc_tables(results)
-    limits = limit_table(results)
-    if limits:
-        tables.append(limits)
+            tables += against_tables(results, BASELINE)
+    readings = []
+    for suite in suites.SUITES.values():
+        mine = [r for r in results if r.cell.suite == suite.name]
+        if mine:
+            tables += suite.tables(mine, {"all": results})
+            if suite.reading:
+                readings.append(suite.reading)
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)
-    noisy = [r for r in results if r.summary and r.summary.noisy]
-    errors = [r for r in results if r.status == "error"]
-    pending = [r for r in results if r.status == "pending"]
-    return {
-        "run": run,
-        "provenance": json.loads(run["provenance"]),
-        "plan": json.loads(run["plan"]),
-        "results": results,
-        "tables": tables,
-        "noisy": noisy,
-        "errors": errors,
-        "pending": pending,
-    }
+        readings.append(JIT_READING)
+    noisy = [r for r in results if (s := _primary(r)) is not None and s.noisy]
+    return Report(
+        run=dict(run),
+        provenance=json.loads(run["provenance"]),
+        plan=json.loads(run["plan"]),
+        results=results,
+        tables=tables,
+        readings=readings,
+        noisy=noisy,
+        errors=[r for r in results if r.status == "error"],
+        pending=[r for r in results if r.status == "pending"],
+    )
 
 
-def _header_lines(data: dict) -> list[str]:
-    run, prov = data["run"], data["provenance"]
+# -- renderers ---------------------------------------------------------------------------------
+
+
+def header_lines(rep: Report) -> list[str]:
+    run, prov = rep.run, rep.provenance
     git = prov.get("git") or {}
     rev = (git.get("revision") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
     versions = "; ".join(
         f"{lang}: " + ", ".join(f"{k} {v}" for k, v in (d.get("versions") or {}).items())
         for lang, d in (prov.get("drivers") or {}).items()
     )
-    n = len(data["results"])
+    n = len(rep.results)
     return [
         f"run {run['id']} ({run['status']}), profile {run['profile']}, "
         f"started {run['started']}, finished {run['finished'] or '-'}",
-        f"cells: {n - len(data['errors']) - len(data['pending'])} ok, "
-        f"{len(data['errors'])} error, {len(data['pending'])} pending",
+        f"cells: {n - len(rep.errors) - len(rep.pending)} ok, "
+        f"{len(rep.errors)} error, {len(rep.pending)} pending",
         f"git {rev}; host {prov.get('host')}; CPU {prov.get('cpu')} x{prov.get('cpus')}; "
         f"kernel {prov.get('kernel')}; governor {prov.get('governor') or 'not exposed'}",
         f"versions: {versions or '-'}",
@@ -434,24 +452,36 @@ def _header_lines(data: dict) -> list[str]:
     ]
 
 
-READING = (
-    "Times are per iteration (one request built, sent, handled, answered and checked); "
-    "median of all samples of all processes, with its 95% bootstrap interval (processes "
-    "and samples resampled). `spread` is the interquartile range over the median; `!` "
-    f"marks spread above {stats.SPREAD_LIMIT:.0%}, not to be trusted. `vs null` is the "
-    "ratio to the hand-written null library in the same mode (the floor); `memcpy` is "
-    f"the time memcpy ({LIMIT_BLOCK} blocks) takes to move the same bytes (the limit). "
-    "`placement` says where a pipe cell's two processes ran. The JVM driver warms up "
-    "until its JIT has settled; its table says how long that took and how often a "
-    "compilation still fell into timed work."
-)
+def _primary(r: CellResult) -> stats.Summary | None:
+    """The summary of the cell's suite's primary metric, where it has samples."""
+    m = r.metrics.get(suites.SUITES[r.cell.suite].primary) if r.ok else None
+    return m.summary if m is not None and m.kind == "samples" else None
 
 
-def markdown(data: dict) -> str:
-    out = [f"# wirebench report: run {data['run']['id']}", ""]
-    out += [f"- {line}" for line in _header_lines(data)]
-    out += ["", READING, ""]
-    for t in data["tables"]:
+def _lists(rep: Report, bullet: str) -> list[str]:
+    out = []
+    if rep.noisy:
+        out += ["", f"Cells with spread above {stats.SPREAD_LIMIT:.0%}:"]
+        out += [f"{bullet}{r.cell.key}: {_primary(r).spread * 100:.1f}%" for r in rep.noisy]
+    if rep.errors:
+        out += ["", "Errors (these cells have no number):"]
+        out += [f"{bullet}{r.cell.key}: {r.error}" for r in rep.errors]
+    if rep.pending:
+        out += [
+            "",
+            f"{len(rep.pending)} cells not finished: "
+            f"`wirebench run --resume {rep.run['id']}` completes them.",
+        ]
+    return out
+
+
+def markdown(rep: Report) -> str:
+    out = [f"# wirebench report: run {rep.run['id']}", ""]
+    out += [f"- {line}" for line in header_lines(rep)]
+    out += [""]
+    for reading in rep.readings:
+        out += [reading, ""]
+    for t in rep.tables:
         out += [
             f"## {t.title}",
             "",
@@ -460,74 +490,68 @@ def markdown(data: dict) -> str:
         ]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
         out += [""]
-    out += _lists(data, bullet="- ")
+    out += _lists(rep, bullet="- ")
     return "\n".join(out).rstrip() + "\n"
 
 
-def _lists(data: dict, bullet: str) -> list[str]:
-    out = []
-    if data["noisy"]:
-        out += ["", f"Cells with spread above {stats.SPREAD_LIMIT:.0%}:"]
-        out += [f"{bullet}{r.cell.key}: {r.summary.spread * 100:.1f}%" for r in data["noisy"]]
-    if data["errors"]:
-        out += ["", "Errors (these cells have no number):"]
-        out += [f"{bullet}{r.cell.key}: {r.error}" for r in data["errors"]]
-    if data["pending"]:
-        out += [
-            "",
-            f"{len(data['pending'])} cells not finished: "
-            f"`wirebench run --resume {data['run']['id']}` completes them.",
-        ]
-    return out
-
-
-def print_terminal(data: dict, console) -> None:
+def print_terminal(rep: Report, console) -> None:
     from rich.table import Table as RichTable
 
-    for line in _header_lines(data):
+    for line in header_lines(rep):
         console.print(line, highlight=False, markup=False)
-    for t in data["tables"]:
+    for t in rep.tables:
         table = RichTable(title=t.title, title_justify="left", show_lines=False)
         for h in t.headers:
             table.add_column(h, overflow="fold")
         for row in t.rows:
             table.add_row(*row)
         console.print(table)
-    for line in _lists(data, bullet="  "):
+    for line in _lists(rep, bullet="  "):
         console.print(line, highlight=False, markup=False)
 
 
-def as_json(data: dict) -> dict:
+def _metric_json(m: MetricData) -> dict:
+    out: dict = {"unit": m.unit, "kind": m.kind}
+    if m.kind == "histogram":
+        out["percentiles"] = [
+            {"p": p.percentile, "value": p.value, "ci95": [p.low, p.high]} for p in m.percentiles
+        ]
+        out["processes"] = len(m.histograms)
+        return out
+    s = m.summary
+    if m.kind == "samples":
+        out["per"] = "iteration"
+    out.update(
+        {
+            "median": s.median,
+            "ci95": [s.low, s.high],
+            "min": s.min,
+            "spread": s.spread,
+            "noisy": s.noisy,
+            "samples": s.n_samples,
+            "processes": s.n_processes,
+        }
+    )
+    return out
+
+
+def as_json(rep: Report) -> dict:
     def cell_json(r: CellResult) -> dict:
-        s = r.summary
         return {
             "key": r.cell.key,
             **r.cell.to_json(),
             "status": r.status,
             "error": r.error,
             "iters": r.iters,
-            "bytes_per_iter": r.bytes_per_iter,
-            "ns_per_iter": None
-            if s is None
-            else {
-                "median": s.median,
-                "ci95": [s.low, s.high],
-                "min": s.min,
-                "spread": s.spread,
-                "noisy": s.noisy,
-                "samples": s.n_samples,
-                "processes": s.n_processes,
-            },
+            "metrics": {name: _metric_json(m) for name, m in r.metrics.items()},
             "cpu_ns": r.cpu_ns,
             "max_rss_kb": r.max_rss_kb,
         }
 
-    run = data["run"]
+    run = rep.run
     return {
         "run": {k: run[k] for k in ("id", "status", "profile", "started", "finished", "command")},
-        "provenance": data["provenance"],
-        "cells": [cell_json(r) for r in data["results"]],
-        "tables": [
-            {"title": t.title, "headers": t.headers, "rows": t.rows} for t in data["tables"]
-        ],
+        "provenance": rep.provenance,
+        "cells": [cell_json(r) for r in rep.results],
+        "tables": [{"title": t.title, "headers": t.headers, "rows": t.rows} for t in rep.tables],
     }

@@ -5,14 +5,19 @@ ASLR, what else the machine did), so the confidence interval comes from a two-le
 bootstrap: resample the processes, then the samples within each chosen process. With
 few processes this interval is honest rather than narrow.
 
-Ratios between two cells of one run are paired by process: the runner interleaves cells,
-so the n-th process of every cell ran in the same round, close in time, and a drift of the
-machine between rounds (on a shared VM, 10-25% over minutes) touches both sides of the
-ratio alike. The bootstrap resamples rounds, the same ones on both sides.
+Ratios between two cells of one run are paired by round (`paired_ratio`): the runner
+interleaves cells, so the n-th process of every cell ran in the same round, close in time,
+and a drift of the machine between rounds (on a shared VM, 10-25% over minutes) touches
+both sides of the ratio alike. Cells of different runs have no common rounds: their ratio
+is unpaired (`unpaired_ratio`), and the caller says which it has.
+
+Histograms (latencies per operation) are merged across processes, never averaged, and
+each percentile gets an interval by resampling processes.
 """
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,21 +98,118 @@ class Ratio:
     value: float  # median(a) / median(b)
     low: float
     high: float
+    paired: bool
 
 
-def ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
-    """The ratio of two cells' medians with a bootstrap confidence interval, paired by
-    process (round) when both cells have the same number of processes."""
-    rng = _rng()
-    a = [g for g in a if len(g)]
-    b = [g for g in b if len(g)]
-    picked = None
-    if len(a) == len(b):
-        picked = rng.integers(0, len(a), size=(BOOTSTRAP, len(a)))
-    ma, mb = bootstrap_medians(a, rng, picked), bootstrap_medians(b, rng, picked)
+def _flat(groups) -> np.ndarray:
+    return np.concatenate([np.asarray(g, dtype=float) for g in groups if len(g)])
+
+
+def _interval(ma: np.ndarray, mb: np.ndarray) -> tuple[float, float]:
     alpha = (1 - CONFIDENCE) / 2
     low, high = np.quantile(ma / mb, [alpha, 1 - alpha])
-    value = float(np.median(np.concatenate([np.asarray(g, float) for g in a]))) / float(
-        np.median(np.concatenate([np.asarray(g, float) for g in b]))
-    )
-    return Ratio(value, float(low), float(high))
+    return float(low), float(high)
+
+
+def paired_ratio(a: dict[int, list[float]], b: dict[int, list[float]]) -> Ratio:
+    """The ratio of two cells of ONE run, paired by round: the runner interleaves cells,
+    so the processes of round r of both cells ran close in time. The bootstrap resamples
+    rounds, the same ones on both sides. Only rounds both cells have are used."""
+    rounds = sorted(set(a) & set(b))
+    if not rounds:
+        raise ValueError("a paired ratio needs rounds that both cells ran")
+    ga, gb = [a[r] for r in rounds], [b[r] for r in rounds]
+    rng = _rng()
+    picked = rng.integers(0, len(rounds), size=(BOOTSTRAP, len(rounds)))
+    ma, mb = bootstrap_medians(ga, rng, picked), bootstrap_medians(gb, rng, picked)
+    value = float(np.median(_flat(ga))) / float(np.median(_flat(gb)))
+    return Ratio(value, *_interval(ma, mb), paired=True)
+
+
+def unpaired_ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
+    """The ratio of two cells whose processes did not run side by side (two runs, two
+    machines): each side resampled on its own, so a drift between them is not cancelled
+    and the interval is wider."""
+    rng = _rng()
+    ma, mb = bootstrap_medians(a, rng), bootstrap_medians(b, rng)
+    value = float(np.median(_flat(a))) / float(np.median(_flat(b)))
+    return Ratio(value, *_interval(ma, mb), paired=False)
+
+
+# -- histograms ------------------------------------------------------------------------------
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99, 100.0)
+
+
+@dataclass(frozen=True)
+class Percentile:
+    percentile: float
+    value: float  # of the merged histogram of every process
+    low: float  # 95% interval, from resampling processes
+    high: float
+
+
+def _counts(encoded: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Decodes HdrHistograms (V2 compressed, base64) into one value axis (the union of
+    their buckets' highest equivalent values) and a processes x values count matrix."""
+    from hdrh.histogram import HdrHistogram
+
+    per = []
+    for text in encoded:
+        h = HdrHistogram.decode(base64.b64decode(text))
+        per.append(
+            {
+                i.value_iterated_to: i.count_added_in_this_iter_step
+                for i in h.get_recorded_iterator()
+            }
+        )
+    values = np.array(sorted(set().union(*per)), dtype=float)
+    index = {v: i for i, v in enumerate(values)}
+    counts = np.zeros((len(per), len(values)))
+    for row, d in enumerate(per):
+        for v, n in d.items():
+            counts[row, index[v]] += n
+    return values, counts
+
+
+def _at(values: np.ndarray, counts: np.ndarray, p: float) -> np.ndarray:
+    """Value at percentile p of each row of merged counts, as HdrHistogram defines it: the
+    smallest recorded value with at least p% of the count at or below it."""
+    cum = np.cumsum(counts, axis=-1)
+    target = np.maximum(1, np.ceil(cum[..., -1:] * p / 100.0))
+    return values[np.argmax(cum >= target, axis=-1)]
+
+
+def merge_histograms(encoded: list[str]):
+    """One HdrHistogram holding every value of every process (not an average of their
+    percentiles)."""
+    from hdrh.histogram import HdrHistogram
+
+    merged = None
+    for text in encoded:
+        h = HdrHistogram.decode(base64.b64decode(text))
+        if merged is None:
+            merged = h
+        else:
+            merged.add(h)
+    return merged
+
+
+def percentiles(encoded: list[str], ps=PERCENTILES) -> list[Percentile]:
+    """Percentiles of the merged histograms of a cell's processes, each with a bootstrap
+    interval that resamples processes (the variation between processes is most of the
+    uncertainty of a tail)."""
+    values, counts = _counts(encoded)
+    n = len(encoded)
+    weights = np.zeros((BOOTSTRAP, n))
+    picks = _rng().integers(0, n, size=(BOOTSTRAP, n))
+    np.add.at(weights, (np.arange(BOOTSTRAP)[:, None], picks), 1)
+    resampled = weights @ counts  # BOOTSTRAP x values: merged counts of each resample
+    merged = counts.sum(axis=0)
+    alpha = (1 - CONFIDENCE) / 2
+    out = []
+    for p in ps:
+        boot = _at(values, resampled, p)
+        low, high = np.quantile(boot, [alpha, 1 - alpha])
+        out.append(Percentile(p, float(_at(values, merged, p)), float(low), float(high)))
+    return out

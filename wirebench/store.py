@@ -1,31 +1,39 @@
-"""Results in SQLite: runs with their provenance and plan, cells, and processes.
+"""Results in SQLite: runs with their provenance and plan, cells, processes, and the named
+metrics of every process.
 
-A process row is written and committed the moment a driver process finishes, and a cell
-row is completed the moment its last process does, so a run killed at any point (Ctrl-C,
-kill -9) loses nothing that finished, and `--resume` runs only what is missing.
+A process row and its metrics are written and committed together the moment a driver
+process finishes, and a cell row is completed (with the status its suite judged) the
+moment its last process does, so a run killed at any point (Ctrl-C, kill -9) loses
+nothing that finished, and `--resume` runs only what is missing.
+
+The schema has a version (`PRAGMA user_version`); opening an older database migrates it
+in one transaction, and a newer one is refused by name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import sqlite3
 from pathlib import Path
 
-from .matrix import Cell
+from .cells import Plan
+
+SCHEMA_VERSION = 2
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     started TEXT NOT NULL,
     finished TEXT,
-    status TEXT NOT NULL,              -- running | complete | interrupted | failed
+    status TEXT NOT NULL,              -- running | complete | interrupted
     profile TEXT NOT NULL,
     command TEXT NOT NULL,             -- the full command line
-    plan TEXT NOT NULL,                -- JSON: profile settings and the cells
-    provenance TEXT NOT NULL           -- JSON: git, host, CPU, kernel, governor, versions
+    plan TEXT NOT NULL,                -- JSON: cells.Plan
+    provenance TEXT NOT NULL           -- JSON: git, host, CPU, kernel, governor, drivers
 );
-CREATE TABLE IF NOT EXISTS cells (
+CREATE TABLE cells (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     key TEXT NOT NULL,
     suite TEXT NOT NULL, "case" TEXT NOT NULL, lang TEXT NOT NULL, lib TEXT NOT NULL,
@@ -33,33 +41,76 @@ CREATE TABLE IF NOT EXISTS cells (
     params TEXT NOT NULL,              -- JSON object
     iters INTEGER NOT NULL, samples INTEGER NOT NULL, warmup INTEGER NOT NULL,
     reps INTEGER NOT NULL,
-    status TEXT NOT NULL,              -- pending | ok | error
+    status TEXT NOT NULL,              -- pending | ok | error: judged by the cell's suite
     error TEXT,
-    samples_ns TEXT,                   -- JSON: one list of samples per process
-    bytes INTEGER,                     -- bytes on the wire per sample
     cpu_ns INTEGER,                    -- user+sys of every process of the cell
     max_rss_kb INTEGER,                -- largest peak RSS of any of its processes
     finished TEXT,
+    toolchain TEXT,                    -- NULL: the language's primary driver
     PRIMARY KEY (run_id, key)
 );
-CREATE TABLE IF NOT EXISTS processes (
+CREATE TABLE processes (
     run_id INTEGER NOT NULL,
     key TEXT NOT NULL,
     rep INTEGER NOT NULL,
     status TEXT NOT NULL,              -- ok | error
     error TEXT,
-    samples_ns TEXT, bytes TEXT, "check" TEXT,  -- JSON lists, one entry per sample
     wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER, max_rss_kb INTEGER,
     result TEXT,                       -- JSON: the driver's result (and the server's)
     command TEXT,                      -- the exact command line(s)
     finished TEXT NOT NULL,
     PRIMARY KEY (run_id, key, rep)
 );
+CREATE TABLE metrics (
+    run_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    rep INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    kind TEXT NOT NULL,                -- samples | scalar | histogram
+    iters INTEGER,                     -- samples: iterations each sample covers
+    data TEXT NOT NULL,                -- JSON: the samples, the value, or the base64 histogram
+    PRIMARY KEY (run_id, key, rep, name)
+);
 """
+
+
+def _migrate_1_to_2(db: sqlite3.Connection) -> None:
+    """Version 1 (wirebench before suites were plug-ins) kept one samples_ns and one bytes
+    list per process and a copy of them per cell. They become the metrics `time` and
+    `bytes`; cells gain a toolchain; the copies go."""
+    db.execute(next(s for s in _statements(SCHEMA) if s.startswith("CREATE TABLE metrics")))
+    rows = db.execute(
+        "SELECT p.run_id, p.key, p.rep, p.samples_ns, p.bytes, c.iters FROM processes p "
+        "JOIN cells c ON c.run_id = p.run_id AND c.key = p.key WHERE p.status = 'ok'"
+    ).fetchall()
+    for run_id, key, rep, samples_ns, sizes, iters in rows:
+        for name, unit, data in (("time", "ns", samples_ns), ("bytes", "B", sizes)):
+            if data is not None:
+                db.execute(
+                    "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, 'samples', ?, ?)",
+                    (run_id, key, rep, name, unit, iters, data),
+                )
+    db.execute("ALTER TABLE cells ADD COLUMN toolchain TEXT")
+    for table, column in (
+        ("cells", "samples_ns"),
+        ("cells", "bytes"),
+        ("processes", "samples_ns"),
+        ("processes", "bytes"),
+        ("processes", '"check"'),
+    ):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+MIGRATIONS = {1: _migrate_1_to_2}  # from version N to N + 1
 
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used by this version of wirebench."""
 
 
 class Store:
@@ -69,39 +120,74 @@ class Store:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        self._upgrade()
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _upgrade(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, written by a newer wirebench; "
+                f"this one reads versions up to {SCHEMA_VERSION}"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self._transaction():
+            tables = {
+                r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if version == 0 and "runs" not in tables:
+                for statement in _statements(SCHEMA):
+                    self.db.execute(statement)
+            else:
+                # Version 0 with tables is the first schema, which had no version number.
+                version = max(version, 1)
+                while version < SCHEMA_VERSION:
+                    MIGRATIONS[version](self.db)
+                    version += 1
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
 
     # -- runs -----------------------------------------------------------------------
-    def create_run(self, profile: str, command: str, plan: dict, provenance: dict) -> int:
-        with self.db:
+    def create_run(self, profile: str, command: str, plan: Plan, provenance: dict) -> int:
+        with self._transaction():
             cur = self.db.execute(
                 "INSERT INTO runs (started, status, profile, command, plan, provenance) "
                 "VALUES (?, 'running', ?, ?, ?, ?)",
-                (_now(), profile, command, json.dumps(plan), json.dumps(provenance)),
+                (_now(), profile, command, json.dumps(plan.to_json()), json.dumps(provenance)),
             )
             run_id = cur.lastrowid
-            for c in plan["cells"]:
-                cell = Cell.from_json(c["cell"])
+            for e in plan.entries:
+                cell = e.cell
                 self.db.execute(
-                    'INSERT INTO cells (run_id, key, suite, "case", lang, lib, server_lang, '
-                    "params, iters, samples, warmup, reps, status) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                    'INSERT INTO cells (run_id, key, suite, "case", lang, toolchain, lib, '
+                    "server_lang, params, iters, samples, warmup, reps, status) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
                     (
                         run_id,
                         cell.key,
                         cell.suite,
                         cell.case,
                         cell.lang,
+                        cell.toolchain,
                         cell.lib,
                         cell.server_lang,
                         json.dumps(cell.param),
-                        c["iters"],
-                        c["samples"],
-                        c["warmup"],
-                        c["reps"],
+                        e.iters,
+                        e.samples,
+                        e.warmup,
+                        e.reps,
                     ),
                 )
         return run_id
@@ -117,6 +203,9 @@ class Store:
             return self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
         return self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
 
+    def plan(self, run_id: int) -> Plan:
+        return Plan.from_json(json.loads(self.run(run_id)["plan"]))
+
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT r.*, "
@@ -126,39 +215,45 @@ class Store:
             "AS n_error FROM runs r ORDER BY r.id"
         ).fetchall()
 
-    # -- processes and cells -------------------------------------------------------------
+    # -- processes, metrics and cells ----------------------------------------------------
     def done_processes(self, run_id: int) -> set[tuple[str, int]]:
         rows = self.db.execute("SELECT key, rep FROM processes WHERE run_id = ?", (run_id,))
         return {(r["key"], r["rep"]) for r in rows}
 
     def add_process(self, run_id: int, key: str, rep: int, outcome) -> None:
-        """Stores one finished process (a runner.Outcome) and commits at once."""
-        r = outcome.result or {}
-        self.db.execute(
-            "INSERT OR REPLACE INTO processes (run_id, key, rep, status, error, samples_ns, "
-            'bytes, "check", wall_ns, user_ns, sys_ns, max_rss_kb, result, command, finished) '
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                key,
-                rep,
-                outcome.status,
-                outcome.error,
-                json.dumps(r.get("samples_ns")) if outcome.ok else None,
-                json.dumps(r.get("bytes")) if outcome.ok else None,
-                json.dumps(r.get("check")) if outcome.ok else None,
-                outcome.wall_ns,
-                outcome.user_ns,
-                outcome.sys_ns,
-                outcome.max_rss_kb,
-                json.dumps({"client": outcome.result, "server": outcome.server}),
-                " | ".join(outcome.commands),
-                _now(),
-            ),
-        )
+        """Stores one finished process (a runner.Outcome) and its metrics, at once."""
+        with self._transaction():
+            self.db.execute(
+                "INSERT OR REPLACE INTO processes (run_id, key, rep, status, error, wall_ns, "
+                "user_ns, sys_ns, max_rss_kb, result, command, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    key,
+                    rep,
+                    outcome.status,
+                    outcome.error,
+                    outcome.wall_ns,
+                    outcome.user_ns,
+                    outcome.sys_ns,
+                    outcome.max_rss_kb,
+                    json.dumps({"client": outcome.result, "server": outcome.server}),
+                    " | ".join(outcome.commands),
+                    _now(),
+                ),
+            )
+            self.db.execute(
+                "DELETE FROM metrics WHERE run_id = ? AND key = ? AND rep = ?", (run_id, key, rep)
+            )
+            for m in outcome.metrics.values() if outcome.ok else ():
+                data = {"samples": list(m.samples), "scalar": m.value, "histogram": m.histogram}
+                self.db.execute(
+                    "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, key, rep, m.name, m.unit, m.kind, m.iters, json.dumps(data[m.kind])),
+                )
 
     def results(self, run_id: int) -> list[dict]:
-        """Every verified process's results: {"client": ..., "server": ...}."""
+        """Every verified process's driver results: {"client": ..., "server": ...}."""
         rows = self.db.execute(
             "SELECT result FROM processes WHERE run_id = ? AND status = 'ok'", (run_id,)
         ).fetchall()
@@ -169,22 +264,24 @@ class Store:
             "SELECT * FROM processes WHERE run_id = ? AND key = ? ORDER BY rep", (run_id, key)
         ).fetchall()
 
-    def finish_cell(self, run_id: int, key: str) -> str:
-        """Completes a cell from its process rows: ok if all are, else the first error."""
+    def metrics(self, run_id: int) -> list[sqlite3.Row]:
+        """The metrics of every process that passed its checks, in round order."""
+        return self.db.execute(
+            "SELECT m.* FROM metrics m JOIN processes p ON p.run_id = m.run_id "
+            "AND p.key = m.key AND p.rep = m.rep WHERE m.run_id = ? AND p.status = 'ok' "
+            "ORDER BY m.key, m.name, m.rep",
+            (run_id,),
+        ).fetchall()
+
+    def finish_cell(self, run_id: int, key: str, status: str, error: str | None) -> None:
+        """Completes a cell with the status its suite judged, and its processes' costs."""
         procs = self.processes(run_id, key)
-        errors = [p for p in procs if p["status"] != "ok"]
-        ok = [p for p in procs if p["status"] == "ok"]
-        status = "error" if errors else "ok"
-        error = f"process {errors[0]['rep'] + 1}: {errors[0]['error']}" if errors else None
-        bytes_ = json.loads(ok[0]["bytes"])[0] if ok else None
         self.db.execute(
-            "UPDATE cells SET status = ?, error = ?, samples_ns = ?, bytes = ?, cpu_ns = ?, "
-            "max_rss_kb = ?, finished = ? WHERE run_id = ? AND key = ?",
+            "UPDATE cells SET status = ?, error = ?, cpu_ns = ?, max_rss_kb = ?, finished = ? "
+            "WHERE run_id = ? AND key = ?",
             (
                 status,
                 error,
-                json.dumps([json.loads(p["samples_ns"]) for p in ok]),
-                bytes_,
                 sum((p["user_ns"] or 0) + (p["sys_ns"] or 0) for p in procs),
                 max((p["max_rss_kb"] or 0 for p in procs), default=None),
                 _now(),
@@ -192,7 +289,10 @@ class Store:
                 key,
             ),
         )
-        return status
 
     def cells(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM cells WHERE run_id = ?", (run_id,)).fetchall()
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() + ";" for s in script.split(";") if s.strip()]

@@ -19,13 +19,14 @@ INT32_MAX = 0x7FFFFFFF
 RPC_CASES = ("carsales", "catrank", "eval")
 
 # Iteration counts whose digests are committed in testdata/rpc/checks.json: small ones
-# for the drivers' own tests, and the quick and standard profiles' counts.
-_SMALL = (1, 2, 3, 5, 10, 20, 100)
-CHECKED_ITERS = {
-    "carsales": _SMALL + (1000, 10000),
-    "catrank": _SMALL + (1000,),
-    "eval": _SMALL + (1000, 20000, 200000),
-}
+# for the drivers' own tests, and every count a profile gives the case (suites/rpc.py).
+SMALL_ITERS = (1, 2, 3, 5, 10, 20, 100, 1000)
+
+
+def checked_iters(case: str) -> tuple[int, ...]:
+    from .suites.rpc import ITERS  # the suite uses this module: import it late
+
+    return tuple(sorted(set(SMALL_ITERS) | {counts[case] for counts in ITERS.values()}))
 
 
 class XorShift128:
@@ -182,8 +183,9 @@ def write_testdata(root: Path, progress=print) -> None:
     checks: dict[str, dict[str, int]] = {}
     for case in RPC_CASES:
         progress(f"digests for {case}")
-        answers = expectations(case, max(CHECKED_ITERS[case]))
-        checks[case] = {str(n): wrap64(sum(answers[:n])) for n in CHECKED_ITERS[case]}
+        counts = checked_iters(case)
+        answers = expectations(case, max(counts))
+        checks[case] = {str(n): wrap64(sum(answers[:n])) for n in counts}
     (out / "checks.json").write_text(json.dumps(checks, indent=1, sort_keys=True) + "\n")
 
 

@@ -1,0 +1,206 @@
+"""Cells, the typed plan of a run, and the tasks (processes) a plan becomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import suites
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    """One point of the matrix: suite, case, implementation (language, toolchain, library)
+    and parameters.
+
+    `toolchain` is None for the language's primary driver (drivers.py) and names the
+    compiler otherwise, so that one language can have several drivers. A pipe cell has a
+    client and a server process; `server_lang` is the server's language (the library is
+    the same on both ends, since they must share a wire format).
+    """
+
+    suite: str
+    case: str
+    lang: str
+    lib: str
+    params: tuple[tuple[str, str], ...] = field(default=())
+    server_lang: str | None = None
+    toolchain: str | None = None
+
+    @staticmethod
+    def make(suite, case, lang, lib, params: dict[str, str], server_lang=None, toolchain=None):
+        return Cell(suite, case, lang, lib, tuple(sorted(params.items())), server_lang, toolchain)
+
+    @property
+    def param(self) -> dict[str, str]:
+        return dict(self.params)
+
+    @property
+    def driver_id(self) -> str:
+        """The client's (or local process's) driver in drivers.DRIVERS."""
+        return self.lang if self.toolchain is None else f"{self.lang}-{self.toolchain}"
+
+    @property
+    def impl(self) -> str:
+        lang = self.lang if self.toolchain is None else f"{self.lang}@{self.toolchain}"
+        if self.server_lang and self.server_lang != self.lang:
+            return f"{lang}:{self.server_lang}/{self.lib}"
+        return f"{lang}/{self.lib}"
+
+    @property
+    def spec(self) -> suites.Suite:
+        return suites.get(self.suite)
+
+    @property
+    def is_pipe(self) -> bool:
+        return self.server_lang is not None
+
+    @property
+    def driver_params(self) -> dict[str, str]:
+        return self.spec.driver_params(self.param)
+
+    @property
+    def key(self) -> str:
+        params = " ".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.suite}/{self.case}/{self.impl}" + (f" {params}" if params else "")
+
+    def to_json(self) -> dict:
+        return {
+            "suite": self.suite,
+            "case": self.case,
+            "lang": self.lang,
+            "toolchain": self.toolchain,
+            "lib": self.lib,
+            "params": self.param,
+            "server_lang": self.server_lang,
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> Cell:
+        return Cell.make(
+            d["suite"],
+            d["case"],
+            d["lang"],
+            d["lib"],
+            d["params"],
+            d.get("server_lang"),
+            d.get("toolchain"),
+        )
+
+
+def sort_key(cell: Cell):
+    """Reading order: suite, case, library (the floor first), implementation, parameters
+    in their suite's order of values."""
+    order = list(suites.SUITES)
+    spec = suites.SUITES.get(cell.suite)
+    if spec is None:
+        return (len(order), cell.key)
+    p = cell.param
+    libs = spec.lib_order
+    return (
+        order.index(cell.suite),
+        list(spec.cases).index(cell.case) if cell.case in spec.cases else 99,
+        libs.index(cell.lib) if cell.lib in libs else len(libs),
+        cell.lib,
+        cell.lang,
+        cell.toolchain or "",
+        cell.server_lang or "",
+        [q.values.index(p[q.name]) if p.get(q.name) in q.values else 99 for q in spec.params],
+    )
+
+
+# -- the plan ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One cell of a run and how much work each of its processes does."""
+
+    cell: Cell
+    iters: int
+    samples: int
+    warmup: int
+    reps: int  # fresh processes
+
+    def to_json(self) -> dict:
+        return {
+            "cell": self.cell.to_json(),
+            "iters": self.iters,
+            "samples": self.samples,
+            "warmup": self.warmup,
+            "reps": self.reps,
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> PlanEntry:
+        return PlanEntry(
+            Cell.from_json(d["cell"]), d["iters"], d["samples"], d["warmup"], d["reps"]
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run will do, stored with it so that `--resume` does exactly the same."""
+
+    profile: str
+    timeout: float  # seconds one process may take
+    entries: tuple[PlanEntry, ...]
+    order: str = "interleaved"
+
+    def to_json(self) -> dict:
+        return {
+            "profile": self.profile,
+            "timeout": self.timeout,
+            "order": self.order,
+            "cells": [e.to_json() for e in self.entries],
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> Plan:
+        entries = tuple(PlanEntry.from_json(e) for e in d["cells"])
+        return Plan(d["profile"], d["timeout"], entries, d.get("order", "interleaved"))
+
+    @property
+    def drivers(self) -> list[str]:
+        """Every driver the plan starts (clients, local processes and servers)."""
+        ids = {e.cell.driver_id for e in self.entries}
+        ids |= {e.cell.server_lang for e in self.entries if e.cell.server_lang}
+        return sorted(ids)
+
+    def tasks(self, executables: dict[str, Path]) -> list[tuple[int, Task, int]]:
+        """The processes in running order: (rep, task, reps of its cell).
+
+        Interleaved: every cell's first process, then every cell's second, and so on, so
+        that a slow drift of the machine touches all cells alike and the ratios measured
+        in one run stay fair.
+        """
+        order = []
+        for rep in range(max((e.reps for e in self.entries), default=0)):
+            for e in self.entries:
+                if rep >= e.reps:
+                    continue
+                c = e.cell
+                task = Task(
+                    cell=c,
+                    iters=e.iters,
+                    samples=e.samples,
+                    warmup=e.warmup,
+                    timeout=self.timeout,
+                    client=executables[c.driver_id],
+                    server=executables[c.server_lang] if c.is_pipe else None,
+                )
+                order.append((rep, task, e.reps))
+        return order
+
+
+@dataclass
+class Task:
+    """One process of one cell (two for a pipe cell): how much work, which drivers."""
+
+    cell: Cell
+    iters: int
+    samples: int
+    warmup: int
+    timeout: float
+    client: Path  # the driver executable of the cell's language
+    server: Path | None = None  # pipe cells: the server's driver executable

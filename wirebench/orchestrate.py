@@ -1,0 +1,178 @@
+"""Runs and reports as operations, for the command line and anything else that drives
+wirebench (an HTML report, an export): plan a run from filters, start or resume it,
+execute it with progress callbacks, and build its report. Nothing here prints."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from . import drivers, env, matrix, report, runner, suites
+from .cells import Cell, Plan, PlanEntry
+from .profiles import PROFILES, Profile
+
+
+class RunError(ValueError):
+    """The request cannot become a run: a bad filter, driver or run id (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked `wirebench run` for."""
+
+    filters: dict[str, str | None]  # filter name -> comma list as typed
+    profile: str
+    reps: int | None = None
+    samples: int | None = None
+    iters: int | None = None
+    timeout: float | None = None
+    pairs: str | None = None  # --pair CLIENT:SERVER,...
+    no_pairs: bool = False
+    no_limits: bool = False
+
+
+def selected_drivers(req: Request) -> list[str]:
+    """The drivers a request needs (validating its filters and pairs on the way)."""
+    try:
+        parsed = {k: matrix.parse_filter(k, req.filters.get(k)) for k in matrix.FILTER_NAMES}
+        pairs = matrix.parse_pairs(req.pairs)
+        for name in {x for p in pairs or () for x in p}:
+            drivers.get(name)
+    except (matrix.MatrixError, drivers.DriverError) as e:
+        raise RunError(str(e)) from None
+    langs, toolchains = parsed["lang"], parsed["toolchain"]
+    for name, wanted, known in (
+        ("language", langs, {d.lang for d in drivers.DRIVERS.values()}),
+        ("toolchain", toolchains, {d.toolchain for d in drivers.DRIVERS.values()}),
+    ):
+        if wanted and not wanted <= known:
+            raise RunError(
+                f"unknown {name} {', '.join(repr(u) for u in sorted(wanted - known))}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+    chosen = [
+        name
+        for name, d in drivers.DRIVERS.items()
+        if (langs is None or d.lang in langs) and (toolchains is None or d.toolchain in toolchains)
+    ]
+    return sorted(set(chosen) | {x for p in pairs or () for x in p})
+
+
+def plan(req: Request, names: list[str]) -> Plan:
+    """The plan of a request over built drivers. Raises RunError naming what is wrong."""
+    try:
+        parsed = {k: matrix.parse_filter(k, req.filters.get(k)) for k in matrix.FILTER_NAMES}
+        listed = {name: list(drivers.list_cells(name)) for name in names}
+        cells = matrix.expand(
+            listed,
+            parsed,
+            include_limits=not req.no_limits,
+            pairs=matrix.parse_pairs(req.pairs),
+            profile=None if req.no_pairs else req.profile,
+            identities={name: drivers.get(name).identity for name in names},
+        )
+    except (matrix.MatrixError, drivers.DriverError) as e:
+        raise RunError(str(e)) from None
+    return make_plan(cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout)
+
+
+def make_plan(
+    cells: list[Cell], profile: Profile, reps=None, samples=None, iters=None, timeout=None
+) -> Plan:
+    entries = []
+    for cell in cells:
+        suite = cell.spec
+        # --iters sizes the suites' own cells; the limits keep the profile's byte budget,
+        # or a 64MiB memcpy block would copy iters x 64MiB.
+        n = None if suite.accompanies_every_run else iters
+        n = n or suite.iters_for(profile.name, cell.case, cell.param)
+        entries.append(
+            PlanEntry(
+                cell, n, samples or profile.samples, profile.warmup_for(n), reps or profile.reps
+            )
+        )
+    return Plan(profile.name, timeout or profile.timeout, tuple(entries))
+
+
+def start(store, req: Request, the_plan: Plan, command: str, names: list[str]) -> int:
+    return store.create_run(req.profile, command, the_plan, env.provenance(names))
+
+
+def resume(store, run_id: int) -> tuple[Plan, str | None]:
+    """The stored plan of a run to finish, and a warning if the tree has moved since."""
+    row = store.run(run_id)
+    if row is None:
+        raise RunError(f"no run {run_id} in {store.path}; `wirebench runs` lists them")
+    then = (json.loads(row["provenance"]).get("git") or {}).get("revision")
+    now = env.git_state()["revision"]
+    warning = None
+    if then != now:
+        warning = (
+            f"run {run_id} started at git {str(then)[:12]}, the tree is now at "
+            f"{str(now)[:12]}; the finished and the new processes may differ"
+        )
+    return store.plan(run_id), warning
+
+
+def execute(store, run_id: int, the_plan: Plan, progress) -> str:
+    """Runs what the plan still lacks; the run's final status (complete, interrupted)."""
+    names = the_plan.drivers
+    executables = {name: drivers.get(name).path for name in names}
+    identities = {
+        drivers.get(name).path: {
+            "lang": drivers.get(name).lang,
+            "toolchain": drivers.get(name).toolchain,
+        }
+        for name in names
+    }
+    return runner.run_plan(store, run_id, the_plan, executables, progress, identities)
+
+
+def build_report(store, run_id: int | None, compare=None, against=None) -> report.Report:
+    row = store.run(run_id)
+    if row is None:
+        raise RunError(
+            f"no run {run_id} in {store.path}; `wirebench runs` lists them"
+            if run_id
+            else f"no runs in {store.path} yet"
+        )
+    try:
+        return report.build(store, row["id"], compare=compare, against=against)
+    except report.CompareError as e:
+        raise RunError(str(e)) from None
+
+
+def catalogue() -> dict:
+    """What wirebench can measure, and which drivers are built here (`wirebench list`)."""
+    found = {}
+    for name, d in drivers.DRIVERS.items():
+        entry = {
+            "lang": d.lang,
+            "toolchain": d.toolchain,
+            "built": d.is_built(),
+            "executable": d.executable,
+            "missing": d.missing(),
+        }
+        if d.is_built():
+            try:
+                cells = drivers.list_cells(name)
+                entry["libs"] = sorted({c["lib"] for c in cells})
+                entry["cells"] = len(cells)
+                entry["versions"] = drivers.info(name).get("versions", {})
+            except drivers.DriverError as e:
+                entry["error"] = str(e)
+        found[name] = entry
+    return {
+        "suites": {
+            s.name: {
+                "description": s.description,
+                "cases": s.cases,
+                "params": {p.name: list(p.values) for p in s.params},
+                "metrics": {m.name: f"{m.kind}, {m.unit}: {m.help}" for m in s.metrics},
+            }
+            for s in suites.SUITES.values()
+        },
+        "params": {k: list(v) for k, v in suites.all_params().items()},
+        "profiles": {p.name: p.description for p in PROFILES.values()},
+        "drivers": found,
+    }

@@ -1,0 +1,182 @@
+"""Driver processes: placing them on CPUs, starting them, waiting with a time limit.
+
+Each driver process is a fresh child in its own session, pinned to CPUs by placement,
+with stdout and stderr in files (so the harness reads nothing while the driver runs) and
+its CPU time and peak RSS taken from wait4. Nothing here judges what a driver printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+DEFAULT_PLACEMENT = "one-core"
+
+
+def cpus_for(params: dict[str, str]) -> tuple[set[int] | None, set[int] | None]:
+    """(client CPUs, server CPUs) for a cell's `placement`. Local processes run on one CPU:
+    the last allowed one, away from CPU 0 where most interrupts land. None: not pinned."""
+    allowed = sorted(os.sched_getaffinity(0))
+    last, first = {allowed[-1]}, {allowed[0]}
+    placement = params.get("placement", DEFAULT_PLACEMENT)
+    if placement == "unpinned":
+        return None, None
+    if placement == "two-cores" and len(allowed) > 1:
+        return last, first
+    return last, last
+
+
+class Child:
+    """One started driver process."""
+
+    def __init__(self, argv: list[str], cpus: set[int] | None, pass_fds=()):
+        self.argv = argv
+        self.out = tempfile.TemporaryFile()
+        self.err = tempfile.TemporaryFile()
+
+        def pin():
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=self.out,
+            stderr=self.err,
+            pass_fds=pass_fds,
+            start_new_session=True,
+            preexec_fn=pin,
+        )
+        self.status: int | None = None
+        self.rusage = None
+
+    def wait(self) -> None:
+        _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(self.status)
+
+    def kill(self) -> None:
+        if self.status is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def output(self) -> tuple[str, str]:
+        self.out.seek(0)
+        self.err.seek(0)
+        return (self.out.read().decode(errors="replace"), self.err.read().decode(errors="replace"))
+
+    def failure(self, name: str) -> str | None:
+        """Why the child failed, from its exit status and stderr; None if it exited 0."""
+        code = self.proc.returncode
+        if code == 0:
+            return None
+        _, err = self.output()
+        tail = " ".join(err.strip().splitlines()[-3:])[:500] or "(nothing on stderr)"
+        if code < 0:
+            return f"{name} killed by {signal.Signals(-code).name}: {tail}"
+        return f"{name} exited with status {code}: {tail}"
+
+
+@dataclass
+class Finished:
+    """A local process, or a client and its server, after they ended (or were killed)."""
+
+    children: list[Child]
+    timed_out: bool
+    wall_ns: int
+    pids: list[int] = field(default_factory=list)
+
+    @property
+    def client(self) -> Child:
+        return self.children[-1]
+
+    @property
+    def server(self) -> Child | None:
+        return self.children[0] if len(self.children) > 1 else None
+
+    @property
+    def user_ns(self) -> int:
+        return sum(int(c.rusage.ru_utime * 1e9) for c in self.children)
+
+    @property
+    def sys_ns(self) -> int:
+        return sum(int(c.rusage.ru_stime * 1e9) for c in self.children)
+
+    @property
+    def max_rss_kb(self) -> int:
+        return max(c.rusage.ru_maxrss for c in self.children)
+
+    @property
+    def commands(self) -> list[str]:
+        return [" ".join(c.argv) for c in self.children]
+
+
+def run(
+    client_argv: list[str],
+    params: dict[str, str],
+    timeout: float,
+    server_argv: list[str] | None = None,
+) -> Finished:
+    """Runs a local process, or a server and a client joined by two pipes (the client's
+    and the server's argv get `--in-fd R --out-fd W` appended), and waits for them;
+    both are killed at the timeout. Raises OSError if a process cannot start."""
+    client_cpus, server_cpus = cpus_for(params)
+    children: list[Child] = []
+    timed_out = threading.Event()
+
+    def on_timeout():
+        timed_out.set()
+        for child in children:
+            child.kill()
+
+    start = time.monotonic_ns()
+    try:
+        if server_argv is not None:
+            c2s_r, c2s_w = os.pipe()
+            s2c_r, s2c_w = os.pipe()
+            fds = ("--in-fd", "--out-fd")
+            try:
+                children.append(
+                    Child(server_argv + _fds(fds, c2s_r, s2c_w), server_cpus, (c2s_r, s2c_w))
+                )
+                children.append(
+                    Child(client_argv + _fds(fds, s2c_r, c2s_w), client_cpus, (s2c_r, c2s_w))
+                )
+            finally:
+                for fd in (c2s_r, c2s_w, s2c_r, s2c_w):
+                    os.close(fd)  # the children hold their ends; EOF must reach them
+        else:
+            children.append(Child(client_argv, client_cpus))
+    except OSError:
+        for child in children:
+            child.kill()
+            child.wait()
+        raise
+
+    # A daemon, started inside the try: a Ctrl-C at any point must neither leave the timer
+    # running nor keep the harness alive until it fires.
+    timer = threading.Timer(timeout, on_timeout)
+    timer.daemon = True
+    try:
+        timer.start()
+        for child in reversed(children):  # the client (last) finishes first
+            child.wait()
+    finally:
+        timer.cancel()
+        for child in children:
+            child.kill()
+    return Finished(
+        children,
+        timed_out.is_set(),
+        time.monotonic_ns() - start,
+        [c.proc.pid for c in children],
+    )
+
+
+def _fds(names: tuple[str, str], in_fd: int, out_fd: int) -> list[str]:
+    return [names[0], str(in_fd), names[1], str(out_fd)]

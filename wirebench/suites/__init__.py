@@ -1,0 +1,176 @@
+"""Suites as plug-ins: what a suite declares, and the registry of suites.
+
+A suite is one module in this package holding everything that is particular to it: its
+cases, its own parameters and their legal values, the iterations each profile gives a
+case, how a driver's listed cell becomes cells of a run (rpc's pipe pairs and
+placements), the checks that judge a driver's result, its metrics, the fixtures the
+harness hands its cells, and the tables of its report section. The core (matrix, runner,
+store, stats, report) knows suites only through `Suite`.
+
+Adding a suite is one module here, one line in SUITES, and a folder in each driver that
+takes part (docs/adding-a-suite.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from ..cells import Cell, Task
+    from ..protocol import Metric
+    from ..report import CellResult, Table
+
+
+class ResultError(ValueError):
+    """A driver's result that the harness refuses: malformed, for another cell, unverified,
+    inconsistent, or wrong."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a suite's cells: its legal values in reading order. `harness`
+    parameters are the harness's own (where processes run) and never reach a driver."""
+
+    name: str
+    values: tuple[str, ...]
+    help: str
+    harness: bool = False
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric a suite's results carry (docs/protocol.md, Metrics)."""
+
+    name: str
+    kind: str  # samples | scalar | histogram
+    unit: str
+    help: str
+
+
+@dataclass(frozen=True)
+class ExpandContext:
+    """What a suite's expansion may look at beyond the listed cell itself."""
+
+    # For every driver, the signatures (suite, case, lib, params) of the cells it lists.
+    supported: dict[str, frozenset[tuple]]
+    filters: dict[str, frozenset[str] | None]
+    # --pair: exactly these (client, server) drivers, and no other cells.
+    pairs: frozenset[tuple[str, str]] | None
+    # The profile whose cross-language cells to add (each suite keeps its own), or None
+    # for none of them (--no-pairs).
+    pairs_of_profile: str | None
+
+
+def signature(entry: dict) -> tuple:
+    """A listed cell's identity across drivers."""
+    return (entry["suite"], entry["case"], entry["lib"], tuple(sorted(entry["params"].items())))
+
+
+@dataclass
+class Suite:
+    """The base of every suite. A suite module makes one instance of a subclass."""
+
+    name: str
+    description: str
+    cases: dict[str, str]
+    params: tuple[Param, ...]
+    metrics: tuple[MetricSpec, ...]
+    reading: str = ""  # how to read the suite's tables, printed above them
+    primary: str = "time"  # the metric that comparisons and ratios use
+    fixtures: tuple[str, ...] = ()  # of FIXTURES: what the harness hands each process
+    # Libraries in reading order (the floor first); the others follow alphabetically.
+    lib_order: tuple[str, ...] = ()
+    # Shown beside every run, whatever the suite filter (the machine's limits).
+    accompanies_every_run: bool = False
+    # Iterations per sample, by profile and case.
+    iters: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    FIXTURES: ClassVar[tuple[str, ...]] = ("input", "work_dir", "out_dir")
+
+    # -- the matrix ---------------------------------------------------------------------
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def driver_params(self, params: dict[str, str]) -> dict[str, str]:
+        harness = {p.name for p in self.params if p.harness}
+        return {k: v for k, v in params.items() if k not in harness}
+
+    def expand(self, driver: str, entry: dict, ctx: ExpandContext) -> list[tuple[dict, str | None]]:
+        """The cells of a run that one listed cell of `driver` becomes, as (params, server
+        driver or None). By default the cell itself, unless --pair asked for pipe pairs
+        only."""
+        return [] if ctx.pairs else [(dict(entry["params"]), None)]
+
+    def iters_for(self, profile: str, case: str, params: dict[str, str]) -> int:
+        return self.iters[profile][case]
+
+    def input_file(self, cell: Cell):
+        """Suites with the `input` fixture: the file the harness made (and checked) for
+        the cell, handed to the driver as --input."""
+        raise NotImplementedError(f"suite {self.name} declares no input file")
+
+    # -- judging results --------------------------------------------------------------
+    def check_result(self, task: Task, result: dict, metrics: dict[str, Metric]) -> None:
+        """Raises ResultError for a result this suite refuses (beyond the protocol's own
+        checks, which have passed)."""
+
+    def check_server(self, task: Task, server: dict, client: dict) -> None:
+        """Pipe cells: raises ResultError for a server result this suite refuses."""
+
+    def inspect(self, task: Task, result: dict, fixtures: dict[str, str]) -> dict[str, Metric]:
+        """After a process that was handed fixtures: metrics the harness computes itself
+        from what the driver left there (e.g. compressed sizes of its encodings)."""
+        return {}
+
+    def judge_cell(self, processes: list[dict]) -> tuple[str, str | None]:
+        """A finished cell's status from its processes (rows with status, error, rep and
+        metrics): ok if every process is, else the first error."""
+        for p in processes:
+            if p["status"] != "ok":
+                return "error", f"process {p['rep'] + 1}: {p['error']}"
+        return "ok", None
+
+    # -- the report ---------------------------------------------------------------------
+    def tables(self, results: list[CellResult], context: dict) -> list[Table]:
+        """The suite's section of a report. By default one table per case with every
+        metric's summary."""
+        from ..report import generic_tables
+
+        return generic_tables(self, results)
+
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+
+def _registry() -> dict[str, Suite]:
+    from . import limit, rpc
+
+    return {s.name: s for s in (rpc.SUITE, limit.SUITE)}
+
+
+SUITES: dict[str, Suite] = _registry()
+
+
+def get(name: str) -> Suite:
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise KeyError(f"unknown suite {name!r}; known: {', '.join(SUITES)}") from None
+
+
+def all_params() -> dict[str, tuple[str, ...]]:
+    """Every parameter name of every suite, with the union of its legal values (in reading
+    order): the command line's filters."""
+    out: dict[str, list[str]] = {}
+    for suite in SUITES.values():
+        for p in suite.params:
+            values = out.setdefault(p.name, [])
+            values += [v for v in p.values if v not in values]
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def param_help(name: str) -> str:
+    return "; ".join(
+        f"{s.name}: {s.param(name).help}" for s in SUITES.values() if s.param(name) is not None
+    )
