@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from wirebench import drivers
+from wirebench import drivers, suites
+from wirebench.protocol import Metric
 
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
 FAKE_DRIVER = drivers.Driver(
     lang="fake",
+    toolchain="fakec",
     executable=str(FAKE),
     build=(),
     tools=(),
@@ -29,15 +31,36 @@ LAUNCH = (
 )
 
 
+# `make test` builds every driver first and sets this: a driver missing there is a failure,
+# not a skip. Without it (pytest alone), tests of unbuilt drivers are skipped by name.
+REQUIRE_DRIVERS = os.environ.get("WIREBENCH_REQUIRE_DRIVERS") == "1"
+
+
+def built_drivers() -> list[str]:
+    return [name for name, d in drivers.DRIVERS.items() if d.is_built()]
+
+
+def need_driver(name: str):
+    """A mark for tests of one real driver: skipped where it is not built, unless the
+    drivers are required."""
+    built = drivers.DRIVERS[name].is_built()
+    return pytest.mark.skipif(
+        not built and not REQUIRE_DRIVERS, reason=f"the {name} driver is not built"
+    )
+
+
+def _clear_caches():
+    drivers.info.cache_clear()
+    drivers.list_cells.cache_clear()
+
+
 @pytest.fixture
 def fake(monkeypatch):
     """Registers the fake driver as the only language."""
     monkeypatch.setattr(drivers, "DRIVERS", {"fake": FAKE_DRIVER})
-    drivers.info.cache_clear()
-    drivers.list_cells.cache_clear()
+    _clear_caches()
     yield FAKE_DRIVER
-    drivers.info.cache_clear()
-    drivers.list_cells.cache_clear()
+    _clear_caches()
 
 
 def launch(args, db, env=None, **kw):
@@ -57,12 +80,43 @@ def launch(args, db, env=None, **kw):
 
 
 @pytest.fixture
-def two_fakes(monkeypatch):
-    """Two fake languages (the same script), for cross-language pairs and comparisons."""
-    second = dataclasses.replace(FAKE_DRIVER, lang="fake2")
+def two_fakes(monkeypatch, tmp_path):
+    """Two fake languages (the same script under two names), for cross-language pairs and
+    comparisons."""
+    link = tmp_path / "fake2_driver.py"
+    link.symlink_to(FAKE)
+    second = dataclasses.replace(FAKE_DRIVER, lang="fake2", executable=str(link))
     monkeypatch.setattr(drivers, "DRIVERS", {"fake": FAKE_DRIVER, "fake2": second})
-    drivers.info.cache_clear()
-    drivers.list_cells.cache_clear()
+    _clear_caches()
     yield
-    drivers.info.cache_clear()
-    drivers.list_cells.cache_clear()
+    _clear_caches()
+
+
+class Probe(suites.Suite):
+    """A suite for the tests only: a histogram metric, and an --out-dir whose files the
+    harness measures itself (as the codec suite's compressed sizes will be)."""
+
+    def inspect(self, task, result, fixtures):
+        out = Path(fixtures["out_dir"])
+        size = sum(f.stat().st_size for f in out.iterdir())
+        return {"out_bytes": Metric("out_bytes", "B", "scalar", value=size)}
+
+
+PROBE = Probe(
+    name="probe",
+    description="tests: histograms and fixtures",
+    cases={"echo": "a latency histogram and an output file"},
+    params=(suites.Param("size", ("small",), "sizes"),),
+    metrics=(
+        suites.MetricSpec("time", "samples", "ns", "wall time"),
+        suites.MetricSpec("latency", "histogram", "ns", "per operation"),
+    ),
+    fixtures=("out_dir",),
+    iters={"quick": {"echo": 3}, "standard": {"echo": 3}},
+)
+
+
+@pytest.fixture
+def probe_suite(monkeypatch):
+    monkeypatch.setitem(suites.SUITES, "probe", PROBE)
+    yield PROBE

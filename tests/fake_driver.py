@@ -4,9 +4,15 @@
 Its libraries name its behaviour: `good` does the carsales work honestly (the expected
 answers come from wirebench.workloads), the others crash, hang, lie, print garbage, ...
 FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted; FAKE_EXTRA_WARMUP
-(iterations) makes it warm up longer than asked, as the JVM driver does.
+(iterations) makes it warm up longer than asked, as the JVM driver does. Its language is
+its file's name, so a link `fake2_driver.py` is a second language; FAKE_TOOLCHAIN sets the
+toolchain it reports.
+
+It also runs the suite `probe` (tests/conftest.py registers it): a latency histogram per
+process and a file in its --out-dir, to exercise histograms and fixtures end to end.
 """
 
+import base64
 import json
 import os
 import signal
@@ -41,6 +47,13 @@ def cells():
                 "params": {"mode": mode, "compression": "none", "reuse": "reuse"},
             }
     yield {"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": "16KiB"}}
+    yield {"suite": "probe", "case": "echo", "lib": "good", "params": {"size": "small"}}
+
+
+# The language is the file's name (fake_driver.py: fake; a link fake2_driver.py: fake2).
+LANG = Path(sys.argv[0]).name.removesuffix("_driver.py")
+TOOLCHAIN = os.environ.get("FAKE_TOOLCHAIN", "fakec")
+IDENTITY = {"protocol": 2, "lang": LANG, "toolchain": TOOLCHAIN, "driver": "fake_driver"}
 
 
 def parse(argv):
@@ -60,12 +73,41 @@ def serve(opts):
             requests += 1
             wr.write(line)
             wr.flush()
-    print(json.dumps({"protocol": 1, "role": "server", "requests": requests, "verified": True}))
+    print(json.dumps({**IDENTITY, "role": "server", "requests": requests, "verified": True}))
+
+
+def probe(opts):
+    """Suite probe: latencies 1..100 µs scaled by the rep's drift, and one output file."""
+    from hdrh.histogram import HdrHistogram
+
+    h = HdrHistogram(1, 10**9, 3)
+    for v in range(1, 101):
+        h.record_value(v * 1000)
+    out = Path(opts["out-dir"])
+    (out / "echo.bin").write_bytes(b"x" * 1234)
+    print(
+        json.dumps(
+            {
+                **IDENTITY,
+                "suite": "probe",
+                "case": opts["case"],
+                "lib": opts["lib"],
+                "params": {"size": opts["size"]},
+                "role": "local",
+                "warmup": int(opts["warmup"]),
+                "verified": True,
+                "metrics": {
+                    "time": {"unit": "ns", "iters": int(opts["iters"]), "samples": [5, 6, 7]},
+                    "latency": {"unit": "ns", "histogram": base64.b64encode(h.encode()).decode()},
+                },
+            }
+        )
+    )
 
 
 def main():
     if sys.argv[1:] == ["info"]:
-        print(json.dumps({"protocol": 1, "lang": "fake", "versions": {"fake": "1.0"}}))
+        print(json.dumps({**IDENTITY, "suites": ["rpc", "limit"], "versions": {"fake": "1.0"}}))
         return
     if sys.argv[1:] == ["list"]:
         for c in cells():
@@ -78,6 +120,8 @@ def main():
     lib = opts["lib"]
     if opts.get("role") == "server":
         return serve(opts)
+    if opts["suite"] == "probe":
+        return probe(opts)
     iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
     warmup += int(os.environ.get("FAKE_EXTRA_WARMUP", "0"))
     params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}
@@ -107,17 +151,21 @@ def main():
                     sys.exit("fake client: wrong echo")
     time.sleep(float(os.environ.get("FAKE_SLEEP", "0")) * samples)
     result = {
-        "protocol": 1,
-        "lang": "fake",
+        **IDENTITY,
         "suite": opts["suite"],
         "case": opts["case"],
         "lib": lib,
         "params": params,
         "role": opts.get("role", "local"),
-        "iters": iters,
         "warmup": warmup,
-        "samples_ns": [1000 * iters + 37 * s for s in range(samples)],
-        "bytes": [size] * samples,
+        "metrics": {
+            "time": {
+                "unit": "ns",
+                "iters": iters,
+                "samples": [1000 * iters + 37 * s for s in range(samples)],
+            },
+            "bytes": {"unit": "B", "iters": iters, "samples": [size] * samples},
+        },
         "check": [check] * samples,
         "verified": lib != "unverified",
         "responses_checked": warmup + iters * samples,

@@ -26,7 +26,10 @@ def test_run_then_report_and_runs(run):
     assert "rpc / carsales" in r.output and "Machine limit" in r.output
     md = (run.db.parent / "report-1.md").read_text()
     assert "# wirebench report: run 1" in md and "fake/good" in md
-    assert "placement" in md and "one-core" in md
+    header = next(line for line in md.splitlines() if line.startswith("| impl | mode"))
+    assert header.split(" | ")[1:5] == ["mode", "compression", "reuse", "placement"]
+    pipe_row = next(line for line in md.splitlines() if line.startswith("| fake/good | pipe"))
+    assert pipe_row.split(" | ")[1:5] == ["pipe", "none", "reuse", "one-core"]
     r = run("report", "--json")
     data = json.loads(r.output)
     assert data["run"]["status"] == "complete"
@@ -103,6 +106,9 @@ def test_list_shows_drivers(fake):
     assert data["drivers"]["fake"]["built"] is True
     assert "good" in data["drivers"]["fake"]["libs"]
     assert data["params"]["placement"] == ["one-core", "two-cores", "unpinned"]
+    assert data["suites"]["rpc"]["params"]["compression"] == ["none", "packed"]
+    assert data["suites"]["limit"]["params"] == {"block": ["16KiB", "1MiB", "64MiB"]}
+    assert data["drivers"]["fake"]["toolchain"] == "fakec"
 
 
 def test_a_client_in_one_language_talks_to_a_server_in_another(two_fakes, tmp_path):
@@ -192,10 +198,9 @@ def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
 
 
 def test_profile_pairs_and_no_pairs(two_fakes, tmp_path, monkeypatch):
-    from wirebench import catalog
+    from wirebench.suites import rpc
 
-    quick = dataclasses.replace(catalog.PROFILES["quick"], pairs={"lib": ("good",)})
-    monkeypatch.setitem(catalog.PROFILES, "quick", quick)
+    monkeypatch.setitem(rpc.PAIRS, "quick", {"lib": ("good",)})
     base = [
         "run",
         "--lib",
@@ -219,3 +224,31 @@ def test_profile_pairs_and_no_pairs(two_fakes, tmp_path, monkeypatch):
 
     assert langs() == {("fake", "fake"), ("fake2", "fake2"), ("fake", "fake2"), ("fake2", "fake")}
     assert langs("--no-pairs") == {("fake", "fake"), ("fake2", "fake2")}
+
+
+def test_a_suite_of_histograms_and_fixtures_end_to_end(run, probe_suite):
+    r = run("run", "--suite", "probe", "--samples", "3", "--repeat", "2", "--no-limits", "--json")
+    assert r.exit_code == 0, r.output
+    (cell,) = json.loads(r.stdout)["cells"]
+    assert cell["status"] == "ok"
+    latency = cell["metrics"]["latency"]
+    assert latency["kind"] == "histogram" and latency["processes"] == 2
+    p50 = next(p for p in latency["percentiles"] if p["p"] == 50)
+    assert 49_000 <= p50["value"] <= 51_000 and p50["ci95"][0] <= p50["value"]
+    assert cell["metrics"]["out_bytes"]["median"] == 1234
+    r = run("report")
+    assert "probe / echo" in r.output and "p99.9" in r.output
+
+
+def test_a_driver_of_another_protocol_version_is_refused(run, monkeypatch, tmp_path):
+    from wirebench import drivers
+
+    old = tmp_path / "old_driver"
+    old.write_text('#!/bin/sh\necho \'{"protocol": 1, "lang": "fake"}\'\n')
+    old.chmod(0o755)
+    monkeypatch.setitem(
+        drivers.DRIVERS, "fake", dataclasses.replace(drivers.DRIVERS["fake"], executable=str(old))
+    )
+    drivers.info.cache_clear()
+    with pytest.raises(drivers.DriverError, match="speaks protocol 1, this harness 2"):
+        drivers.info("fake")

@@ -6,7 +6,7 @@ import pytest
 
 from wirebench import drivers
 
-from .conftest import FAKE_DRIVER
+from .conftest import FAKE_DRIVER, REQUIRE_DRIVERS, need_driver
 
 
 def test_a_missing_tool_is_named_with_the_command_that_installs_it():
@@ -26,8 +26,8 @@ def test_a_failing_build_shows_its_output():
         d.build_driver(lambda m: None)
 
 
-def test_unbuilt_and_unknown_drivers(monkeypatch):
-    with pytest.raises(drivers.DriverError, match="unknown language 'cobol'"):
+def test_unbuilt_and_unknown_drivers(monkeypatch, fake):
+    with pytest.raises(drivers.DriverError, match="unknown language 'cobol'; known: fake"):
         drivers.get("cobol")
     ghost = dataclasses.replace(FAKE_DRIVER, lang="ghost", executable="/nonexistent/driver")
     monkeypatch.setitem(drivers.DRIVERS, "ghost", ghost)
@@ -45,3 +45,21 @@ def test_a_driver_whose_list_is_garbage_is_named(monkeypatch, tmp_path):
     drivers.list_cells.cache_clear()
     with pytest.raises(drivers.DriverError, match="the bad driver's list, line 1"):
         drivers.list_cells("bad")
+
+
+@need_driver("cpp")
+@pytest.mark.parametrize("name", [n for n in drivers.DRIVERS if n != "cpp"])
+def test_every_driver_lists_exactly_the_cells_the_cpp_driver_lists(name):
+    """One matrix in every language: the same cells, in the same order."""
+    if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
+        pytest.skip(f"the {name} driver is not built")
+    assert drivers.list_cells(name) == drivers.list_cells("cpp")
+
+
+@pytest.mark.parametrize("name", list(drivers.DRIVERS))
+def test_every_driver_says_who_it_is(name):
+    if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
+        pytest.skip(f"the {name} driver is not built")
+    info = drivers.info(name)  # refuses another protocol or identity
+    assert set(info["suites"]) == {"rpc", "limit"}
+    assert info["versions"]

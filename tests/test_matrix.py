@@ -1,6 +1,7 @@
 import pytest
 
 from wirebench import matrix
+from wirebench.suites import rpc
 
 LISTED = {
     "cpp": [
@@ -33,8 +34,10 @@ def test_everything_by_default_with_limits():
     rpc = [c for c in cells if c.suite == "rpc"]
     assert len(rpc) == 3 * (16 + 8 + 8)
     assert len([c for c in cells if c.suite == "limit"]) == 3
-    assert all(c.param["placement"] == "one-core" for c in rpc if c.is_pipe)
-    assert all(c.server_lang == "cpp" for c in rpc if c.is_pipe)
+    pipes = [c for c in rpc if c.param["mode"] in ("pipe", "pipe-async")]
+    assert len(pipes) == 3 * (8 + 4 + 4)  # capnp 2 modes x 2 compressions x 2 reuse, ...
+    assert all(c.is_pipe and c.param["placement"] == "one-core" for c in pipes)
+    assert all(c.server_lang == "cpp" for c in pipes)
     assert len({c.key for c in cells}) == len(cells)
 
 
@@ -84,7 +87,8 @@ def test_null_sorts_first_as_the_floor():
     [
         ("mode", "pipes", "unknown mode 'pipes'; known: object, bytes, pipe, pipe-async"),
         ("case", "carsale", "unknown case 'carsale'"),
-        ("suite", "codec", "unknown suite 'codec'"),
+        ("suite", "codec", "unknown suite 'codec'; known: rpc, limit"),
+        ("block", "2MiB", "unknown block '2MiB'; known: 16KiB, 1MiB, 64MiB"),
     ],
 )
 def test_unknown_values_are_named(name, value, message):
@@ -97,6 +101,25 @@ def test_unknown_lib_and_empty_selection():
         expand(lib="prost")
     with pytest.raises(matrix.MatrixError, match="select no cell"):
         expand(lib="null", compression="packed")
+
+
+def test_a_filter_on_one_suites_parameter_leaves_the_other_suites_alone():
+    cells = expand(block="1MiB", case="eval", lib="null", mode="object")
+    assert [c.key for c in cells] == [
+        "rpc/eval/cpp/null compression=none mode=object reuse=reuse",
+        "rpc/eval/cpp/null compression=none mode=object reuse=no-reuse",
+        "limit/memcpy/cpp/memcpy block=1MiB",
+    ]
+
+
+def test_a_second_toolchain_of_a_language_is_a_cell_of_its_own():
+    listed = {"cpp": LISTED["cpp"], "cpp-clang++": LISTED["cpp"]}
+    identities = {"cpp": ("cpp", None), "cpp-clang++": ("cpp", "clang++")}
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    parsed.update(case=frozenset({"eval"}), lib=frozenset({"capnp"}), mode=frozenset({"bytes"}))
+    cells = matrix.expand(listed, parsed, include_limits=False, identities=identities)
+    impls = sorted({(c.impl, c.driver_id) for c in cells})
+    assert impls == [("cpp/capnp", "cpp"), ("cpp@clang++/capnp", "cpp-clang++")]
 
 
 def test_cell_json_round_trip_and_key():
@@ -114,9 +137,20 @@ def pipes(cells):
     return {(c.lang, c.server_lang) for c in cells if c.is_pipe}
 
 
-def test_profile_pairs_add_both_directions_for_the_pair_libraries():
+@pytest.fixture
+def pairs_of(monkeypatch):
+    """A profile `test` whose cross-language pairs are the filter given."""
+
+    def set_filter(pair_filter):
+        monkeypatch.setitem(rpc.PAIRS, "test", pair_filter)
+        return "test"
+
+    return set_filter
+
+
+def test_profile_pairs_add_both_directions_for_the_pair_libraries(pairs_of):
     parsed = {k: None for k in matrix.FILTER_NAMES}
-    cells = matrix.expand(TWO, parsed, pair_filter={"lib": ("capnp",)})
+    cells = matrix.expand(TWO, parsed, profile=pairs_of({"lib": ("capnp",)}))
     assert pipes([c for c in cells if c.lib == "capnp"]) == {
         ("cpp", "cpp"),
         ("rust", "rust"),
@@ -128,10 +162,10 @@ def test_profile_pairs_add_both_directions_for_the_pair_libraries():
     assert cross.impl == "rust:cpp/capnp" and cross.key.startswith("rpc/carsales/rust:cpp/capnp")
 
 
-def test_profile_pairs_only_for_the_parameters_named():
+def test_profile_pairs_only_for_the_parameters_named(pairs_of):
     parsed = {k: None for k in matrix.FILTER_NAMES}
     only = {"lib": ("capnp",), "mode": ("pipe",), "reuse": ("reuse",)}
-    cells = matrix.expand(TWO, parsed, pair_filter=only)
+    cells = matrix.expand(TWO, parsed, profile=pairs_of(only))
     cross = [c for c in cells if c.server_lang not in (None, c.lang)]
     # 3 cases x 2 compressions x 2 directions
     assert len(cross) == 12
@@ -149,11 +183,22 @@ def test_pair_filter_selects_exactly_those_pipe_cells():
     assert all(c.is_pipe for c in cells)
 
 
-def test_a_server_must_list_the_cell():
+def test_the_quick_profile_pairs_one_pipe_cell_per_case_and_wire_format():
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    cross = [c for c in matrix.expand(TWO, parsed, profile="quick") if c.lang != c.server_lang]
+    cross = [c for c in cross if c.server_lang]
+    assert len(cross) == 3 * 2 * 2  # cases x (capnp, protobuf) x directions
+    assert {(c.lib, c.param["mode"], c.param["compression"]) for c in cross} == {
+        ("capnp", "pipe", "none"),
+        ("protobuf", "pipe", "none"),
+    }
+
+
+def test_a_server_must_list_the_cell(pairs_of):
     only_null = [e for e in LISTED["cpp"] if e["lib"] == "null"]
     parsed = {k: None for k in matrix.FILTER_NAMES}
     cells = matrix.expand(
-        {"cpp": LISTED["cpp"], "go": only_null}, parsed, pair_filter={"lib": ("capnp",)}
+        {"cpp": LISTED["cpp"], "go": only_null}, parsed, profile=pairs_of({"lib": ("capnp",)})
     )
     assert ("cpp", "go") not in pipes(c for c in cells if c.lib == "capnp")
 

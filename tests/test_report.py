@@ -3,7 +3,8 @@
 import json
 
 from wirebench import report, runner
-from wirebench.matrix import Cell
+from wirebench.cells import Cell, Plan, PlanEntry
+from wirebench.protocol import Metric
 from wirebench.store import Store
 
 
@@ -13,10 +14,10 @@ def add(store, run_id, cell, groups, nbytes, iters=10, error=None):
         outcome = runner.Outcome(
             "ok" if error is None else "error",
             error=error,
-            result={
-                "samples_ns": [int(v * iters) for v in g],
-                "bytes": [nbytes] * len(g),
-                "check": [0] * len(g),
+            result={"check": [0] * len(g)},
+            metrics={
+                "time": Metric("time", "ns", "samples", iters, tuple(int(v * iters) for v in g)),
+                "bytes": Metric("bytes", "B", "samples", iters, (nbytes,) * len(g)),
             },
             wall_ns=1,
             user_ns=5,
@@ -24,7 +25,7 @@ def add(store, run_id, cell, groups, nbytes, iters=10, error=None):
             max_rss_kb=1000 + rep,
         )
         store.add_process(run_id, key, rep, outcome)
-    store.finish_cell(run_id, key)
+    runner.finish_cell(store, run_id, cell)
 
 
 def make_run(tmp_path):
@@ -56,15 +57,7 @@ def make_run(tmp_path):
         ),
         "memcpy": Cell.make("limit", "memcpy", "cpp", "memcpy", {"block": "1MiB"}),
     }
-    plan = {
-        "profile": "quick",
-        "timeout": 1,
-        "order": "interleaved",
-        "cells": [
-            {"cell": c.to_json(), "iters": 10, "samples": 2, "warmup": 1, "reps": 2}
-            for c in cells.values()
-        ],
-    }
+    plan = Plan("quick", 1, tuple(PlanEntry(c, 10, 2, 1, 2) for c in cells.values()))
     prov = {
         "git": {"revision": "abc123", "dirty": True},
         "host": "h",
@@ -95,7 +88,7 @@ def test_markdown_report(tmp_path):
     # memcpy moves 1 MiB per 1000 ns: 100 bytes take 0.0954 ns
     assert "0.0954 ns" in capnp_row
     assert "ERROR" in md and "process 1: driver exited with status 1: boom" in md
-    assert "Cells with spread above 5%" in md and "cpp/protobuf" in md
+    assert "Cells with spread above 5%:\n- rpc/eval/cpp/protobuf compression=none" in md
     assert "## Machine limit: memcpy bandwidth" in md and "| 1048.58 |" in md  # B/ns = GB/s
 
 
@@ -104,8 +97,10 @@ def test_json_report(tmp_path):
     data = report.as_json(report.build(store, run_id))
     json.dumps(data)
     by_lib = {c["lib"]: c for c in data["cells"] if c["suite"] == "rpc" and c["case"] == "eval"}
-    assert by_lib["capnp"]["ns_per_iter"]["median"] == 300
-    assert by_lib["protobuf"]["ns_per_iter"]["noisy"] is True
+    assert by_lib["capnp"]["metrics"]["time"]["median"] == 300
+    assert by_lib["capnp"]["metrics"]["time"]["per"] == "iteration"
+    assert by_lib["capnp"]["metrics"]["bytes"]["median"] == 100
+    assert by_lib["protobuf"]["metrics"]["time"]["noisy"] is True
     assert by_lib["capnp"]["max_rss_kb"] == 1001
 
 

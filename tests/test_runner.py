@@ -1,11 +1,17 @@
 """The runner against the fake driver: every way a driver can fail becomes an error."""
 
+import os
+import time
+
 import pytest
 
-from wirebench import runner
-from wirebench.matrix import Cell
+from wirebench import processes, protocol, runner
+from wirebench.cells import Cell, Task
+from wirebench.suites import ResultError, rpc
 
 from .conftest import FAKE
+
+IDENTITY = {FAKE: {"lang": "fake", "toolchain": "fakec"}}
 
 
 def task(lib, mode="object", timeout=20.0, iters=5, samples=3):
@@ -13,7 +19,7 @@ def task(lib, mode="object", timeout=20.0, iters=5, samples=3):
     if mode == "pipe":
         params["placement"] = "one-core"
     cell = Cell.make("rpc", "carsales", "fake", lib, params, "fake" if mode == "pipe" else None)
-    return runner.Task(
+    return Task(
         cell=cell,
         iters=iters,
         samples=samples,
@@ -26,9 +32,10 @@ def task(lib, mode="object", timeout=20.0, iters=5, samples=3):
 
 @pytest.mark.parametrize("mode", ["object", "pipe"])
 def test_good_driver_is_ok(mode):
-    outcome = runner.execute(task("good", mode))
+    outcome = runner.execute(task("good", mode), IDENTITY)
     assert outcome.ok, outcome.error
-    assert outcome.result["samples_ns"] == [5000, 5037, 5074]
+    assert outcome.metrics["time"].samples == (5000, 5037, 5074)
+    assert outcome.metrics["time"].iters == 5 and outcome.metrics["bytes"].unit == "B"
     assert outcome.user_ns > 0 and outcome.max_rss_kb > 0
     if mode == "pipe":
         assert outcome.server["requests"] == 1 + 5 * 3
@@ -49,87 +56,156 @@ def test_good_driver_is_ok(mode):
     ],
 )
 def test_misbehaving_driver_is_an_error(lib, reason):
-    outcome = runner.execute(task(lib))
+    outcome = runner.execute(task(lib), IDENTITY)
     assert not outcome.ok
     assert reason in outcome.error
+    assert outcome.metrics == {}  # an error keeps no number
+
+
+def test_a_driver_claiming_another_identity_is_refused():
+    other = {FAKE: {"lang": "fake", "toolchain": "clang++"}}
+    outcome = runner.execute(task("good"), other)
+    assert "result is for toolchain 'fakec', asked for 'clang++'" in outcome.error
 
 
 def test_a_longer_warmup_is_accepted_and_the_server_must_have_served_it(monkeypatch):
     # The JVM driver warms up until its JIT settles: more than asked, and its server
     # answers those requests too.
     monkeypatch.setenv("FAKE_EXTRA_WARMUP", "7")
-    outcome = runner.execute(task("good", "pipe"))
+    outcome = runner.execute(task("good", "pipe"), IDENTITY)
     assert outcome.ok, outcome.error
     assert outcome.result["warmup"] == 8
     assert outcome.server["requests"] == 8 + 5 * 3
-    with pytest.raises(runner.ResultError, match="answered 16 requests, expected 23"):
-        runner.check_server(task("good", "pipe"), {**outcome.server, "requests": 16}, 8)
+    t = task("good", "pipe")
+    with pytest.raises(ResultError, match="answered 16 requests, expected 23"):
+        rpc.SUITE.check_server(t, {**outcome.server, "requests": 16}, outcome.result)
 
 
 def test_hanging_driver_is_killed_at_the_timeout():
-    outcome = runner.execute(task("hang", timeout=0.5))
+    outcome = runner.execute(task("hang", timeout=0.5), IDENTITY)
     assert not outcome.ok
     assert "timed out after 0.5 s" in outcome.error
 
 
+def _gone(pid: int) -> bool:
+    """The process and every process of its session have ended and been reaped."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def test_hanging_client_of_a_pipe_kills_both_processes():
-    outcome = runner.execute(task("hang", mode="pipe", timeout=0.5))
+    started = time.monotonic()
+    outcome = runner.execute(task("hang", mode="pipe", timeout=0.5), IDENTITY)
     assert "timed out" in outcome.error
+    assert time.monotonic() - started < 30  # the harness did not wait for the hour's sleep
+    assert len(outcome.pids) == 2
+    assert all(_gone(pid) for pid in outcome.pids)
 
 
-def test_check_result_refuses_inconsistent_results():
-    t = task("good")
-    good = {
-        "protocol": 1,
+def good_result(t):
+    return {
+        "protocol": 2,
+        "lang": "fake",
+        "toolchain": "fakec",
         "suite": "rpc",
         "case": "carsales",
         "lib": "good",
         "params": t.cell.driver_params,
-        "iters": 5,
         "warmup": 1,
         "verified": True,
-        "samples_ns": [1, 2, 3],
-        "bytes": [9, 9, 9],
+        "metrics": {
+            "time": {"unit": "ns", "iters": 5, "samples": [1, 2, 3]},
+            "bytes": {"unit": "B", "iters": 5, "samples": [9, 9, 9]},
+        },
         "responses_checked": 16,
-        "check": [runner.expected_check(t.cell, 5)] * 3,
+        "check": [rpc.expected_check("carsales", 5)] * 3,
     }
-    runner.check_result(t, good)
+
+
+def judge(t, result):
+    metrics = protocol.check_result(t, result, rpc.SUITE, {"lang": "fake", "toolchain": "fakec"})
+    rpc.SUITE.check_result(t, result, metrics)
+
+
+def test_check_result_refuses_inconsistent_results():
+    t = task("good")
+    good = good_result(t)
+    judge(t, good)
+
+    def metric(name, **change):
+        return {"metrics": {**good["metrics"], name: {**good["metrics"][name], **change}}}
+
     for change, reason in [
-        ({"samples_ns": [1, 2]}, "list of 3 integers"),
-        ({"samples_ns": [1, 0, 3]}, "below 1"),
-        ({"bytes": [9, 9, 8]}, "different byte counts"),
+        (metric("time", samples=[1, 2]), "has 2 samples, asked for 3"),
+        (metric("time", samples=[1, 0, 3]), "below 1 ns"),
+        (metric("time", samples=[1, -2, 3]), "a sample is negative"),
+        (metric("time", samples=[1, 2.5, 3]), "must be a non-empty list of integers"),
+        (metric("time", unit="ms"), "is samples in ms, expected samples in ns"),
+        (metric("time", iters=6), "iters 6"),
+        (metric("bytes", samples=[9, 9, 8]), "different byte counts"),
+        ({"metrics": {"time": good["metrics"]["time"]}}, "metric 'bytes' is missing"),
+        ({"metrics": None}, "no metrics object"),
+        (metric("time", value=3), "exactly one of samples, value or histogram"),
         ({"responses_checked": 4}, "fewer than"),
-        ({"protocol": 2}, "protocol version"),
-        ({"iters": 6}, "iters"),
+        ({"check": [1, 2]}, "list of 3 integers"),
+        ({"protocol": 1}, "protocol version 1, expected 2"),
+        ({"lang": "cpp"}, "result is for lang 'cpp'"),
         ({"warmup": 0}, "fewer than the 1 asked"),
         ({"warmup": None}, "warmed up None"),
     ]:
-        with pytest.raises(runner.ResultError, match=reason):
-            runner.check_result(t, {**good, **change})
+        with pytest.raises(ResultError, match=reason):
+            judge(t, {**good, **change})
+
+
+def test_metric_forms():
+    scalar = protocol.parse_metric("size", {"unit": "B", "value": 12})
+    assert scalar.kind == "scalar" and scalar.value == 12
+    for bad, reason in [
+        ({"unit": "B", "value": float("nan")}, "finite number"),
+        ({"unit": "ns", "histogram": "bm90IGEgaGlzdG9ncmFt"}, "not an HdrHistogram"),
+        ({"unit": "ns", "histogram": "***"}, "not an HdrHistogram"),
+        ({"value": 1}, "must be an object with a unit"),
+    ]:
+        with pytest.raises(ResultError, match=reason):
+            protocol.parse_metric("m", bad)
 
 
 def test_expected_check_uses_the_committed_digests():
-    cell = Cell.make("rpc", "eval", "x", "y", {"mode": "object"})
-    assert runner.expected_check(cell, 20) == -6440618294
-    limit = Cell.make("limit", "memcpy", "x", "memcpy", {"block": "1MiB"})
-    assert runner.expected_check(limit, 3) == 1 << 20
+    assert rpc.expected_check("eval", 20) == -6440618294
+
+
+def test_a_suite_with_fixtures_gets_its_directories_and_measures_what_is_left(probe_suite):
+    cell = Cell.make("probe", "echo", "fake", "good", {"size": "small"})
+    t = Task(cell=cell, iters=3, samples=3, warmup=1, timeout=20, client=FAKE)
+    outcome = runner.execute(t, IDENTITY)
+    assert outcome.ok, outcome.error
+    assert "--out-dir" in outcome.commands[0]
+    out_dir = outcome.commands[0].split("--out-dir ")[1].split()[0]
+    assert not os.path.exists(out_dir)  # removed after the process
+    assert outcome.metrics["out_bytes"].value == 1234  # measured by the harness
+    assert outcome.metrics["latency"].kind == "histogram"
 
 
 def test_placement_pins_processes():
-    pipe = task("good", "pipe").cell
-    client, server = runner.cpus_for(pipe)
+    client, server = processes.cpus_for({"mode": "pipe", "placement": "one-core"})
     assert client == server and len(client) == 1
-    two = Cell.make("rpc", "carsales", "a", "b", {"mode": "pipe", "placement": "two-cores"})
-    client, server = runner.cpus_for(two)
-    assert len(client) == 1
-    unpinned = Cell.make("rpc", "carsales", "a", "b", {"mode": "pipe", "placement": "unpinned"})
-    assert runner.cpus_for(unpinned) == (None, None)
+    assert processes.cpus_for({"mode": "object"}) == (client, server)
+    client, server = processes.cpus_for({"placement": "two-cores"})
+    assert len(client) == len(server) == 1
+    if len(os.sched_getaffinity(0)) > 1:
+        assert client != server
+    assert processes.cpus_for({"placement": "unpinned"}) == (None, None)
 
 
-def test_iters_sizes_rpc_cells_and_memcpy_keeps_its_byte_budget():
-    from wirebench import catalog
+def test_iters_sizes_the_suites_cells_and_memcpy_keeps_its_byte_budget():
+    from wirebench import orchestrate
+    from wirebench.profiles import PROFILES
 
-    rpc = Cell.make("rpc", "eval", "x", "capnp", {"mode": "object"})
+    cell = Cell.make("rpc", "eval", "x", "capnp", {"mode": "object"})
     big = Cell.make("limit", "memcpy", "x", "memcpy", {"block": "64MiB"})
-    plan = runner.make_plan([rpc, big], catalog.PROFILES["quick"], iters=2000)
-    assert [e["iters"] for e in plan["cells"]] == [2000, 4]  # 256 MiB in 64 MiB blocks
+    plan = orchestrate.make_plan([cell, big], PROFILES["quick"], iters=2000)
+    assert [e.iters for e in plan.entries] == [2000, 4]  # 256 MiB in 64 MiB blocks
+    assert orchestrate.make_plan([cell], PROFILES["standard"]).entries[0].iters == 200000

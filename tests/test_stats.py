@@ -1,4 +1,8 @@
+import base64
+
 import numpy as np
+import pytest
+from hdrh.histogram import HdrHistogram
 
 from wirebench import stats
 
@@ -34,12 +38,16 @@ def test_unequal_group_sizes():
     assert 1.0 <= s.low <= s.high <= 2.0
 
 
+def rounds(groups):
+    return dict(enumerate(groups))
+
+
 def test_ratio_of_a_cell_to_itself_and_to_a_double():
     a = [[100, 101, 99], [100, 102, 98]]
     b = [[200, 202, 198], [200, 204, 196]]
-    same = stats.ratio(a, a)
-    assert same.value == 1.0 and same.low <= 1.0 <= same.high
-    half = stats.ratio(a, b)
+    same = stats.paired_ratio(rounds(a), rounds(a))
+    assert same.value == 1.0 and same.low <= 1.0 <= same.high and same.paired
+    half = stats.paired_ratio(rounds(a), rounds(b))
     assert half.value == 0.5 and half.low <= 0.5 <= half.high
 
 
@@ -49,9 +57,49 @@ def test_paired_ratio_cancels_a_drift_common_to_both_cells():
     drift = [1.0, 1.2, 1.4]
     a = [[100 * d, 101 * d, 99 * d] for d in drift]
     b = [[200 * d, 202 * d, 198 * d] for d in drift]
-    paired = stats.ratio(a, b)
-    assert paired.value == 0.5
-    assert 0.49 < paired.low <= 0.5 <= paired.high < 0.51
-    # The same cells with the rounds unpaired (b's reversed) give a far wider interval.
-    unpaired = stats.ratio(a, list(reversed(b)))
-    assert (unpaired.high - unpaired.low) > 10 * (paired.high - paired.low)
+    paired = stats.paired_ratio(rounds(a), rounds(b))
+    unpaired = stats.unpaired_ratio(a, b)
+    assert paired.value == unpaired.value == 0.5
+    assert paired.high - paired.low < 0.5 * (unpaired.high - unpaired.low)
+    assert not unpaired.paired
+
+
+def test_paired_ratio_pairs_rounds_not_positions():
+    # Cell b lost its round 1 (a process failed): only rounds 0 and 2 pair up, and a
+    # round of a with no partner is not paired with some other round of b.
+    a = {0: [100.0], 1: [500.0], 2: [140.0]}
+    b = {0: [200.0], 2: [280.0]}
+    q = stats.paired_ratio(a, b)
+    assert q.low == q.high == 0.5
+    with pytest.raises(ValueError, match="rounds that both cells ran"):
+        stats.paired_ratio({0: [1.0]}, {1: [1.0]})
+
+
+def encode(values):
+    h = HdrHistogram(1, 10**9, 3)
+    for v in values:
+        h.record_value(v)
+    return base64.b64encode(h.encode()).decode()
+
+
+def test_histograms_merge_instead_of_averaging_percentiles():
+    # Two processes: one all fast, one with a slow tail. The merged p99 is the tail
+    # value; averaging the two processes' p99 would give a number nobody measured.
+    fast = encode([100] * 990 + [110] * 10)
+    slow = encode([100] * 900 + [5000] * 100)
+    merged = stats.merge_histograms([fast, slow])
+    assert merged.get_total_count() == 2000
+    p = {q.percentile: q for q in stats.percentiles([fast, slow], (50.0, 99.0, 100.0))}
+    assert p[50.0].value == 100
+    assert p[99.0].value == merged.get_value_at_percentile(99.0) >= 4999
+    assert p[100.0].value >= 4999
+    # Resampling processes: some resamples hold only the fast one, so the interval of
+    # the tail reaches down to it.
+    assert p[99.0].low <= 110 <= 4999 <= p[99.0].high
+
+
+def test_percentiles_of_identical_processes_have_no_width():
+    same = encode(range(1, 1001))
+    (p90,) = stats.percentiles([same, same, same], (90.0,))
+    assert p90.low == p90.value == p90.high
+    assert abs(p90.value - 900) <= 1

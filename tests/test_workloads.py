@@ -27,6 +27,18 @@ def test_first_twenty_requests_match_the_golden_values(case):
     assert golden == list(enumerate(workloads.expectations(case, 20)))
 
 
+def test_every_count_a_profile_uses_has_its_digest_committed():
+    from wirebench.profiles import PROFILES
+    from wirebench.suites import rpc
+
+    checks = json.loads((TESTDATA / "checks.json").read_text())
+    for profile in PROFILES:
+        for case in workloads.RPC_CASES:
+            n = rpc.SUITE.iters_for(profile, case, {})
+            assert str(n) in checks[case], f"{profile} runs {case} x{n}: no committed digest"
+            assert rpc.expected_check(case, n) == checks[case][str(n)]
+
+
 def test_committed_digests_of_small_counts():
     checks = json.loads((TESTDATA / "checks.json").read_text())
     for case in workloads.RPC_CASES:
