@@ -1,12 +1,13 @@
-// Package limit is the suite `limit`, case `memcpy`: how fast this machine copies a
-// block. The buffers are allocated and touched before timing; each iteration copies one
-// block from src to dst with copy() (the runtime's memmove); the copy is verified after
-// each sample, outside the timing.
 package limit
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+)
 
-// Memcpy is one memcpy cell.
+// Memcpy is the memcpy library: each iteration copies one block from src to dst with
+// copy() (the runtime's memmove). The buffers are allocated and touched before timing;
+// the copy is verified after the warm-up and after each sample, outside the timing.
 type Memcpy struct {
 	src, dst []byte
 }
@@ -20,8 +21,8 @@ func NewMemcpy(block int) *Memcpy {
 	return m
 }
 
-// Scramble makes dst differ from src, so that Verify proves the copies ran.
-func (m *Memcpy) Scramble() {
+// Reset makes dst differ from src, so that Done proves the copies ran.
+func (m *Memcpy) Reset() {
 	for i := range m.dst {
 		m.dst[i] = 0xa5
 	}
@@ -31,13 +32,22 @@ func (m *Memcpy) Scramble() {
 // a call to memmove with side effects on a heap slice, but the store documents intent).
 var sink byte
 
-// Copy copies the block iters times.
-func (m *Memcpy) Copy(iters uint64) {
-	for ; iters > 0; iters-- {
+// Iterate copies the block n times.
+func (m *Memcpy) Iterate(n uint64) error {
+	for ; n > 0; n-- {
 		copy(m.dst, m.src)
 	}
 	sink = m.dst[len(m.dst)-1]
+	return nil
 }
 
-// Verify reports whether dst equals src.
-func (m *Memcpy) Verify() bool { return bytes.Equal(m.src, m.dst) }
+// Done fails unless dst equals src.
+func (m *Memcpy) Done(sample bool) error {
+	if bytes.Equal(m.src, m.dst) {
+		return nil
+	}
+	if !sample {
+		return errors.New("memcpy: the copy differs from the source after the warm-up")
+	}
+	return errors.New("memcpy: the copy differs from the source")
+}

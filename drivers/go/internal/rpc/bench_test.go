@@ -3,8 +3,8 @@ package rpc
 import (
 	"testing"
 
-	"wirebench/drivers/go/internal/cases"
 	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // Benchmarks of the local modes, for profiling (go test -bench . -cpuprofile cpu.out
@@ -19,15 +19,15 @@ func BenchmarkLocal(b *testing.B) {
 						name += "=no"
 					}
 					b.Run(name, func(b *testing.B) {
-						c := lib.Make(kase, "none", reuse)
-						step := c.Bytes
+						impl := lib.New(kase, "none", reuse)
+						step := bytesLoop
 						if mode == "object" {
-							step = c.Object
+							step = objectLoop
 						}
 						g := rng.New()
 						var t cases.Tally
 						for b.Loop() {
-							if err := step(&g, 1, &t); err != nil {
+							if err := step(impl, &g, 1, &t); err != nil {
 								b.Fatal(err)
 							}
 						}

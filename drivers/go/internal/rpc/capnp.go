@@ -18,7 +18,6 @@
 package rpc
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -30,11 +29,11 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/packed"
 
-	"wirebench/drivers/go/internal/cases"
 	cs "wirebench/drivers/go/internal/gen/capnp/carsales"
 	cr "wirebench/drivers/go/internal/gen/capnp/catrank"
 	ev "wirebench/drivers/go/internal/gen/capnp/eval"
 	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // ---- cases ------------------------------------------------------------------------------
@@ -447,6 +446,9 @@ type capnpBuilder struct {
 	msg   *capnp.Message
 	arena *capnp.SingleSegmentArena
 	empty capnp.SingleSegmentArena // the kept arena as new: its buffer, length 0
+	// enc writes this builder's messages to the stream of to (pipe modes).
+	enc *capnp.Encoder
+	to  *conn
 }
 
 func newCapnpBuilder(reuse bool) *capnpBuilder {
@@ -474,6 +476,23 @@ func (b *capnpBuilder) message() (*capnp.Message, *capnp.Segment, error) {
 	return b.msg, seg, err
 }
 
+// write writes m to c's buffered stream with go-capnp's Encoder (or packed Encoder),
+// kept while the stream is the same, and flushes it.
+func (b *capnpBuilder) write(c *conn, m *capnp.Message, isPacked bool) error {
+	if b.to != c {
+		if isPacked {
+			b.enc = capnp.NewPackedEncoder(c.w)
+		} else {
+			b.enc = capnp.NewEncoder(c.w)
+		}
+		b.to = c
+	}
+	if err := b.enc.Encode(m); err != nil {
+		return err
+	}
+	return c.w.Flush()
+}
+
 // capnpReader reads the messages of one role (server request or client response).
 type capnpReader struct {
 	reuse bool
@@ -482,9 +501,11 @@ type capnpReader struct {
 	msg   *capnp.Message
 	arena *capnp.ReadOnlySingleSegment
 	buf   []byte
-	// the stream being read (pipe modes); no-reuse reads it with go-capnp's Decoder.
-	src io.Reader
-	dec *capnp.Decoder
+	// the stream being read (pipe modes): from's buffered reader, or its unpacking;
+	// no-reuse reads it with go-capnp's Decoder.
+	from *conn
+	src  io.Reader
+	dec  *capnp.Decoder
 }
 
 func newCapnpReader(reuse bool) *capnpReader {
@@ -496,16 +517,18 @@ func newCapnpReader(reuse bool) *capnpReader {
 	return r
 }
 
-// open starts reading messages from src, an unpacked stream.
-func (r *capnpReader) open(src io.Reader) {
-	r.src = src
-	if !r.reuse {
-		r.dec = capnp.NewDecoder(src)
+// read reads the next message of c's stream; io.EOF at a clean end of file. The stream
+// (its unpacking, its Decoder) is kept while c is the same.
+func (r *capnpReader) read(c *conn, isPacked bool) (*capnp.Message, error) {
+	if r.from != c {
+		r.from, r.src = c, c.r
+		if isPacked {
+			r.src = packed.NewReader(c.r)
+		}
+		if !r.reuse {
+			r.dec = capnp.NewDecoder(r.src)
+		}
 	}
-}
-
-// next reads the next message of the stream; io.EOF at a clean end of file.
-func (r *capnpReader) next() (*capnp.Message, error) {
 	if !r.reuse {
 		return r.dec.Decode()
 	}
@@ -596,17 +619,9 @@ func readFrame(src io.Reader, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// noEOF turns an end of file inside a message into io.ErrUnexpectedEOF.
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // ---- the cell ---------------------------------------------------------------------------
 
-type capnpCell struct {
+type capnpImpl struct {
 	kase   capnpCase
 	packed bool
 	// b1, b4 build the client's request and the server's response; r3, r6 read the
@@ -616,14 +631,23 @@ type capnpCell struct {
 	r3, r6 *capnpReader
 	s2, s5 []byte
 	table  []byte
-	conn   *conn
-	enc    *capnp.Encoder
 }
 
-func newCapnpCell(kase capnpCase, isPacked, reuse bool) *capnpCell {
-	return &capnpCell{
-		kase:   kase,
-		packed: isPacked,
+func newCapnp(kase, compression string, reuse bool) Impl {
+	var k capnpCase
+	switch kase {
+	case "carsales":
+		k = capnpCarSales{}
+	case "catrank":
+		k = &capnpCatRank{}
+	case "eval":
+		k = capnpEval{}
+	default:
+		return nil
+	}
+	return &capnpImpl{
+		kase:   k,
+		packed: compression == "packed",
 		b1:     newCapnpBuilder(reuse),
 		b4:     newCapnpBuilder(reuse),
 		r3:     newCapnpReader(reuse),
@@ -633,24 +657,29 @@ func newCapnpCell(kase capnpCase, isPacked, reuse bool) *capnpCell {
 	}
 }
 
-func (c *capnpCell) encoder(w io.Writer) *capnp.Encoder {
-	if c.packed {
-		return capnp.NewPackedEncoder(w)
+// request builds a request from g with b1; it returns the message and its expectation.
+func (c *capnpImpl) request(g *rng.Rng) (*capnp.Message, uint64, error) {
+	rq, seg, err := c.b1.message()
+	if err != nil {
+		return nil, 0, err
 	}
-	return capnp.NewEncoder(w)
+	var expected uint64
+	*g, expected, err = c.kase.setup(*g, seg)
+	return rq, expected, err
 }
 
-// stream is what a reader of r reads messages from: r itself or its unpacking.
-func (c *capnpCell) stream(r *bufio.Reader) io.Reader {
-	if c.packed {
-		return packed.NewReader(r)
+// respond handles req into a response built with b4.
+func (c *capnpImpl) respond(req *capnp.Message) (*capnp.Message, error) {
+	rs, seg, err := c.b4.message()
+	if err != nil {
+		return nil, err
 	}
-	return r
+	return rs, c.kase.handle(req, seg)
 }
 
 // serialize appends m in the standard framing to dst, packed piece by piece (segment
 // table, then each segment) if the cell is packed, as C++'s writePackedMessage does.
-func (c *capnpCell) serialize(dst []byte, m *capnp.Message) ([]byte, error) {
+func (c *capnpImpl) serialize(dst []byte, m *capnp.Message) ([]byte, error) {
 	n := m.NumSegments()
 	c.table = binary.LittleEndian.AppendUint32(c.table[:0], uint32(n-1))
 	for i := int64(0); i < n; i++ {
@@ -671,231 +700,77 @@ func (c *capnpCell) serialize(dst []byte, m *capnp.Message) ([]byte, error) {
 	return dst, nil
 }
 
-func (c *capnpCell) appendPiece(dst, piece []byte) []byte {
+func (c *capnpImpl) appendPiece(dst, piece []byte) []byte {
 	if c.packed {
 		return packed.Pack(dst, piece)
 	}
 	return append(dst, piece...)
 }
 
-func (c *capnpCell) Object(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		_, seg, err := c.b1.message()
-		if err != nil {
-			return err
-		}
-		var expected uint64
-		if *g, expected, err = c.kase.setup(*g, seg); err != nil {
-			return err
-		}
-		resp, rseg, err := c.b4.message()
-		if err != nil {
-			return err
-		}
-		if err := c.kase.handle(seg.Message(), rseg); err != nil {
-			return err
-		}
-		got, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		if err := cases.Expect(got, expected); err != nil {
-			return err
-		}
-		t.Add(expected)
+func (c *capnpImpl) Object(g *rng.Rng) (uint64, uint64, error) {
+	req, expected, err := c.request(g)
+	if err != nil {
+		return 0, 0, err
 	}
-	return nil
-}
-
-func (c *capnpCell) Bytes(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		rq, seg, err := c.b1.message()
-		if err != nil {
-			return err
-		}
-		var expected uint64
-		if *g, expected, err = c.kase.setup(*g, seg); err != nil {
-			return err
-		}
-		if c.s2, err = c.serialize(c.s2[:0], rq); err != nil {
-			return err
-		}
-		t.Bytes += uint64(len(c.s2))
-
-		req, err := c.r3.fromBytes(c.s2, c.packed)
-		if err != nil {
-			return err
-		}
-		rs, rseg, err := c.b4.message()
-		if err != nil {
-			return err
-		}
-		if err := c.kase.handle(req, rseg); err != nil {
-			return err
-		}
-		if c.s5, err = c.serialize(c.s5[:0], rs); err != nil {
-			return err
-		}
-		t.Bytes += uint64(len(c.s5))
-
-		resp, err := c.r6.fromBytes(c.s5, c.packed)
-		if err != nil {
-			return err
-		}
-		got, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		if err := cases.Expect(got, expected); err != nil {
-			return err
-		}
-		t.Add(expected)
+	resp, err := c.respond(req)
+	if err != nil {
+		return 0, 0, err
 	}
-	return nil
+	answer, err := c.kase.answer(resp)
+	return expected, answer, err
 }
 
-func (c *capnpCell) OpenClient(in io.Reader, out io.Writer) {
-	c.conn = newConn(in, out)
-	c.enc = c.encoder(c.conn.w)
-	c.r6.open(c.stream(c.conn.r))
+func (c *capnpImpl) Bytes(g *rng.Rng) (uint64, uint64, uint64, error) {
+	rq, expected, err := c.request(g)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if c.s2, err = c.serialize(c.s2[:0], rq); err != nil {
+		return 0, 0, 0, err
+	}
+	req, err := c.r3.fromBytes(c.s2, c.packed)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	rs, err := c.respond(req)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if c.s5, err = c.serialize(c.s5[:0], rs); err != nil {
+		return 0, 0, 0, err
+	}
+	resp, err := c.r6.fromBytes(c.s5, c.packed)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	answer, err := c.kase.answer(resp)
+	return expected, answer, uint64(len(c.s2) + len(c.s5)), err
 }
 
-// send builds a request, writes it and flushes; it returns the request's expectation.
-func (c *capnpCell) send(g *rng.Rng) (uint64, error) {
-	rq, seg, err := c.b1.message()
+func (c *capnpImpl) Send(g *rng.Rng, to *conn) (uint64, error) {
+	rq, expected, err := c.request(g)
 	if err != nil {
 		return 0, err
 	}
-	var expected uint64
-	if *g, expected, err = c.kase.setup(*g, seg); err != nil {
-		return 0, err
-	}
-	if err := c.enc.Encode(rq); err != nil {
-		return 0, err
-	}
-	return expected, c.conn.w.Flush()
+	return expected, c.b1.write(to, rq, c.packed)
 }
 
-// receive reads a response and checks it against expected.
-func (c *capnpCell) receive(expected uint64, t *cases.Tally) error {
-	resp, err := c.r6.next()
-	if err == io.EOF {
-		return errNoResponse
+func (c *capnpImpl) Receive(from *conn) (uint64, error) {
+	resp, err := c.r6.read(from, c.packed)
+	if err != nil {
+		return 0, err
 	}
+	return c.kase.answer(resp)
+}
+
+func (c *capnpImpl) Serve(on *conn) error {
+	req, err := c.r3.read(on, c.packed)
 	if err != nil {
 		return err
 	}
-	got, err := c.kase.answer(resp)
+	rs, err := c.respond(req)
 	if err != nil {
 		return err
 	}
-	if err := cases.Expect(got, expected); err != nil {
-		return err
-	}
-	t.Add(expected)
-	return nil
-}
-
-func (c *capnpCell) Pipe(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *capnpCell) PipeAsync(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeAsyncLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *capnpCell) CloseClient() error { return c.conn.flush() }
-
-func (c *capnpCell) Serve(in io.Reader, out io.Writer, stats *cases.ServerStats) error {
-	r := bufio.NewReaderSize(in, bufSize)
-	w := bufio.NewWriterSize(out, bufSize)
-	enc := c.encoder(w)
-	c.r3.open(c.stream(r))
-	for {
-		req, err := c.r3.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		rs, seg, err := c.b4.message()
-		if err != nil {
-			return err
-		}
-		if err := c.kase.handle(req, seg); err != nil {
-			return err
-		}
-		if err := enc.Encode(rs); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		stats.Requests++
-	}
-	return w.Flush()
-}
-
-func (c *capnpCell) WriteRequests(g *rng.Rng, n uint64, out io.Writer) ([]uint64, error) {
-	w := bufio.NewWriterSize(out, bufSize)
-	enc := c.encoder(w)
-	var expectations []uint64
-	for ; n > 0; n-- {
-		rq, seg, err := c.b1.message()
-		if err != nil {
-			return nil, err
-		}
-		var expected uint64
-		if *g, expected, err = c.kase.setup(*g, seg); err != nil {
-			return nil, err
-		}
-		expectations = append(expectations, expected)
-		if err := enc.Encode(rq); err != nil {
-			return nil, err
-		}
-	}
-	return expectations, w.Flush()
-}
-
-func (c *capnpCell) ReadResponses(in io.Reader, answers *[]uint64) error {
-	c.r6.open(c.stream(bufio.NewReaderSize(in, bufSize)))
-	for {
-		resp, err := c.r6.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		a, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		*answers = append(*answers, a)
-	}
-}
-
-func makeCapnpCell(kase, compression string, reuse bool) cases.Cell {
-	var isPacked bool
-	switch compression {
-	case "none":
-	case "packed":
-		isPacked = true
-	default:
-		return nil
-	}
-	switch kase {
-	case "carsales":
-		return newCapnpCell(capnpCarSales{}, isPacked, reuse)
-	case "catrank":
-		return newCapnpCell(&capnpCatRank{}, isPacked, reuse)
-	case "eval":
-		return newCapnpCell(capnpEval{}, isPacked, reuse)
-	}
-	return nil
+	return c.b4.write(on, rs, c.packed)
 }

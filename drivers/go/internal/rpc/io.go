@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 
-	"wirebench/drivers/go/internal/cases"
+	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // Buffer size of the pipe streams: the capacity of a Linux pipe, so that one flush of a
@@ -38,10 +39,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// conn is the client's side of a pipe: counted streams, read through a buffer. Writes
-// go to w (buffered, flushed after every message: capnp writes a message in pieces) or
-// straight to out (protobuf and null form each message in one buffer and write it once,
-// as the other drivers do).
+// conn is one side of a pipe (a client's, a server's, or a golden file's): counted
+// streams, read through a buffer. Writes go to w (buffered, flushed after every message:
+// capnp writes a message in pieces) or straight to out (protobuf and null form each
+// message in one buffer and write it once, as the other drivers do). In pipe-async the
+// sending goroutine uses only out and w, the receiving one only in and r.
 type conn struct {
 	in  *countingReader
 	out *countingWriter
@@ -59,25 +61,65 @@ func newConn(in io.Reader, out io.Writer) *conn {
 // count is every byte written plus every byte read so far.
 func (c *conn) count() uint64 { return c.in.n + c.out.n }
 
-func (c *conn) flush() error {
-	if c.w == nil {
-		return nil
-	}
-	return c.w.Flush()
-}
+func (c *conn) flush() error { return c.w.Flush() }
 
-// pipeLoop is `pipe` mode for every library: send one request, then receive and check
-// its response. send returns the expectation for the response; t.Bytes gets every byte
-// that crossed the pipe.
-func pipeLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, error),
-	receive func(expected uint64) error) error {
-	before := c.count()
+// objectLoop is mode object for every library.
+func objectLoop(impl Impl, g *rng.Rng, iters uint64, t *cases.Tally) error {
 	for ; iters > 0; iters-- {
-		expected, err := send()
+		expected, answer, err := impl.Object(g)
 		if err != nil {
 			return err
 		}
-		if err := receive(expected); err != nil {
+		if err := cases.Expect(answer, expected); err != nil {
+			return err
+		}
+		t.Add(expected)
+	}
+	return nil
+}
+
+// bytesLoop is mode bytes for every library: t.Bytes gets both messages' sizes.
+func bytesLoop(impl Impl, g *rng.Rng, iters uint64, t *cases.Tally) error {
+	for ; iters > 0; iters-- {
+		expected, answer, moved, err := impl.Bytes(g)
+		if err != nil {
+			return err
+		}
+		t.Bytes += moved
+		if err := cases.Expect(answer, expected); err != nil {
+			return err
+		}
+		t.Add(expected)
+	}
+	return nil
+}
+
+// receive reads a response from c and checks it against expected.
+func receive(impl Impl, c *conn, expected uint64, t *cases.Tally) error {
+	answer, err := impl.Receive(c)
+	if err == io.EOF {
+		return errNoResponse
+	}
+	if err != nil {
+		return err
+	}
+	if err := cases.Expect(answer, expected); err != nil {
+		return err
+	}
+	t.Add(expected)
+	return nil
+}
+
+// pipeLoop is mode pipe for every library: send one request, then receive and check its
+// response. t.Bytes gets every byte that crossed the pipe.
+func pipeLoop(impl Impl, c *conn, g *rng.Rng, iters uint64, t *cases.Tally) error {
+	before := c.count()
+	for ; iters > 0; iters-- {
+		expected, err := impl.Send(g, c)
+		if err != nil {
+			return err
+		}
+		if err := receive(impl, c, expected, t); err != nil {
 			return err
 		}
 	}
@@ -85,27 +127,26 @@ func pipeLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, error)
 	return nil
 }
 
-// pipeAsyncLoop is `pipe-async` mode for every library: the calling goroutine sends every
+// pipeAsyncLoop is mode pipe-async for every library: the calling goroutine sends every
 // request while a second one receives and checks the responses, in order. The
 // expectations go from one to the other through a channel; its bound only slows a sender
 // that is far ahead. An error on either side ends the process, as the other side would
 // otherwise wait forever.
-func pipeAsyncLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, error),
-	receive func(expected uint64) error) error {
+func pipeAsyncLoop(impl Impl, c *conn, g *rng.Rng, iters uint64, t *cases.Tally) error {
 	before := c.count()
 	expectations := make(chan uint64, 4096)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := iters; i > 0; i-- {
-			if err := receive(<-expectations); err != nil {
+			if err := receive(impl, c, <-expectations, t); err != nil {
 				fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async receiver: %v\n", err)
 				os.Exit(1)
 			}
 		}
 	}()
 	for i := iters; i > 0; i-- {
-		expected, err := send()
+		expected, err := impl.Send(g, c)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "wirebench-go: pipe-async sender: %v\n", err)
 			os.Exit(1)
@@ -117,8 +158,49 @@ func pipeAsyncLoop(c *conn, iters uint64, t *cases.Tally, send func() (uint64, e
 	return nil
 }
 
+// serve is the server for every library: it answers requests from c until a clean end of
+// file at a message boundary, and returns how many it answered (so that a failure can
+// name the message).
+func serve(impl Impl, c *conn) (uint64, error) {
+	var requests uint64
+	for {
+		err := impl.Serve(c)
+		if err == io.EOF {
+			return requests, c.flush()
+		}
+		if err != nil {
+			return requests, err
+		}
+		requests++
+	}
+}
+
 // errNoResponse is the client's error for an end of file where a response should be.
 var errNoResponse = fmt.Errorf("unexpected end of file before a response")
+
+// buffers are the byte buffers of a library that serializes each message into one
+// buffer (protobuf, null): with reuse, writeBuf holds what this side serializes (bytes
+// mode: the request) and readBuf what it reads (bytes mode: the response), each keeping
+// its capacity; without, every message gets a fresh buffer.
+type buffers struct {
+	reuse             bool
+	writeBuf, readBuf []byte
+}
+
+// buffer returns the kept buffer, emptied, with reuse; else nil (a fresh one is made).
+func (b *buffers) buffer(kept []byte) []byte {
+	if !b.reuse {
+		return nil
+	}
+	return kept[:0]
+}
+
+// keep stores a buffer back with reuse (it may have grown).
+func (b *buffers) keep(kept *[]byte, buf []byte) {
+	if b.reuse {
+		*kept = buf
+	}
+}
 
 // grow returns b resized to n bytes, reallocating only if its capacity is too small.
 func grow(b []byte, n int) []byte {
@@ -128,4 +210,12 @@ func grow(b []byte, n int) []byte {
 	nb := make([]byte, n, n+n/4)
 	copy(nb, b)
 	return nb
+}
+
+// noEOF turns an end of file inside a message into io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }

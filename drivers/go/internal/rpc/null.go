@@ -14,7 +14,6 @@
 package rpc
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,8 +21,8 @@ import (
 	"math"
 	"slices"
 
-	"wirebench/drivers/go/internal/cases"
 	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // ---- the byte format ----------------------------------------------------------------------
@@ -652,11 +651,50 @@ func (nullEval) answer(resp nullMsg) uint64 {
 	return cases.EvalTerm(resp.(*nullEvaluationResult).value)
 }
 
-// ---- framing ------------------------------------------------------------------------------
+// ---- the cell -----------------------------------------------------------------------------
+
+type nullImpl struct {
+	kase nullCase
+	buffers
+	// The kept messages of each role (reuse only).
+	clientRequest, serverRequest, serverResponse, clientResponse nullMsg
+	// w is used by the side that writes (the pipe-async sender), r by the side that reads.
+	w nullWriter
+	r nullReader
+}
+
+func newNull(kase, compression string, reuse bool) Impl {
+	var k nullCase
+	switch kase {
+	case "carsales":
+		k = nullCarSales{}
+	case "catrank":
+		k = &nullCatRank{}
+	case "eval":
+		k = nullEval{}
+	default:
+		return nil
+	}
+	return &nullImpl{
+		kase:           k,
+		buffers:        buffers{reuse: reuse},
+		clientRequest:  k.newRequest(),
+		serverRequest:  k.newRequest(),
+		serverResponse: k.newResponse(),
+		clientResponse: k.newResponse(),
+	}
+}
+
+func (c *nullImpl) message(kept nullMsg, make func() nullMsg) nullMsg {
+	if c.reuse {
+		return kept
+	}
+	return make()
+}
 
 // decode reads a whole message from b into m. (The cell's reader and writer are kept
 // because a local one would escape to the heap through the interface call.)
-func (c *nullCell) decode(m nullMsg, b []byte) error {
+func (c *nullImpl) decode(m nullMsg, b []byte) error {
 	c.r = nullReader{p: b}
 	m.decode(&c.r)
 	err := c.r.finish()
@@ -665,15 +703,61 @@ func (c *nullCell) decode(m nullMsg, b []byte) error {
 }
 
 // encode appends m's encoding to b.
-func (c *nullCell) encode(b []byte, m nullMsg) []byte {
+func (c *nullImpl) encode(b []byte, m nullMsg) []byte {
 	c.w.b = b
 	m.encode(&c.w)
 	b, c.w.b = c.w.b, nil
 	return b
 }
 
+// request builds the client's request from g; it returns it with its expectation.
+func (c *nullImpl) request(g *rng.Rng) (nullMsg, uint64) {
+	req := c.message(c.clientRequest, c.kase.newRequest)
+	var expected uint64
+	*g, expected = c.kase.setup(*g, req)
+	return req, expected
+}
+
+// respond handles req into the server's response.
+func (c *nullImpl) respond(req nullMsg) (nullMsg, error) {
+	resp := c.message(c.serverResponse, c.kase.newResponse)
+	return resp, c.kase.handle(req, resp)
+}
+
+func (c *nullImpl) Object(g *rng.Rng) (uint64, uint64, error) {
+	req, expected := c.request(g)
+	resp, err := c.respond(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	return expected, c.kase.answer(resp), nil
+}
+
+func (c *nullImpl) Bytes(g *rng.Rng) (uint64, uint64, uint64, error) {
+	req, expected := c.request(g)
+	rq := c.encode(c.buffer(c.writeBuf), req)
+	c.keep(&c.writeBuf, rq)
+
+	sreq := c.message(c.serverRequest, c.kase.newRequest)
+	if err := c.decode(sreq, rq); err != nil {
+		return 0, 0, 0, err
+	}
+	sresp, err := c.respond(sreq)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	rs := c.encode(c.buffer(c.readBuf), sresp)
+	c.keep(&c.readBuf, rs)
+
+	resp := c.message(c.clientResponse, c.kase.newResponse)
+	if err := c.decode(resp, rs); err != nil {
+		return 0, 0, 0, err
+	}
+	return expected, c.kase.answer(resp), uint64(len(rq) + len(rs)), nil
+}
+
 // frame appends the u32 size prefix and m's encoding to b.
-func (c *nullCell) frame(b []byte, m nullMsg) []byte {
+func (c *nullImpl) frame(b []byte, m nullMsg) []byte {
 	start := len(b)
 	b = c.encode(append(b, 0, 0, 0, 0), m)
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
@@ -701,109 +785,18 @@ func nullReceive(r io.Reader, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// ---- the cell -----------------------------------------------------------------------------
-
-type nullCell struct {
-	kase  nullCase
-	reuse bool
-	// The kept messages of each role and byte buffers (reuse only): writeBuf holds what
-	// this side encodes (bytes mode: the request), readBuf what it reads.
-	clientRequest, serverRequest, serverResponse, clientResponse nullMsg
-	writeBuf, readBuf                                            []byte
-	conn                                                         *conn
-	// w is used by the side that writes (the pipe-async sender), r by the side that reads.
-	w nullWriter
-	r nullReader
-}
-
-func (c *nullCell) message(kept nullMsg, make func() nullMsg) nullMsg {
-	if c.reuse {
-		return kept
-	}
-	return make()
-}
-
-func (c *nullCell) buffer(kept []byte) []byte {
-	if c.reuse {
-		return kept[:0]
-	}
-	return nil
-}
-
-func (c *nullCell) keep(kept *[]byte, b []byte) {
-	if c.reuse {
-		*kept = b
-	}
-}
-
-func (c *nullCell) Object(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		req := c.message(c.clientRequest, c.kase.newRequest)
-		var expected uint64
-		*g, expected = c.kase.setup(*g, req)
-		resp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(req, resp); err != nil {
-			return err
-		}
-		if err := cases.Expect(c.kase.answer(resp), expected); err != nil {
-			return err
-		}
-		t.Add(expected)
-	}
-	return nil
-}
-
-func (c *nullCell) Bytes(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		req := c.message(c.clientRequest, c.kase.newRequest)
-		var expected uint64
-		*g, expected = c.kase.setup(*g, req)
-		rq := c.encode(c.buffer(c.writeBuf), req)
-		c.keep(&c.writeBuf, rq)
-		t.Bytes += uint64(len(rq))
-
-		sreq := c.message(c.serverRequest, c.kase.newRequest)
-		if err := c.decode(sreq, rq); err != nil {
-			return err
-		}
-		sresp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(sreq, sresp); err != nil {
-			return err
-		}
-		rs := c.encode(c.buffer(c.readBuf), sresp)
-		c.keep(&c.readBuf, rs)
-		t.Bytes += uint64(len(rs))
-
-		resp := c.message(c.clientResponse, c.kase.newResponse)
-		if err := c.decode(resp, rs); err != nil {
-			return err
-		}
-		if err := cases.Expect(c.kase.answer(resp), expected); err != nil {
-			return err
-		}
-		t.Add(expected)
-	}
-	return nil
-}
-
-func (c *nullCell) OpenClient(in io.Reader, out io.Writer) { c.conn = newConn(in, out) }
-
-// send builds a request and writes it, framed, with one write; it returns its
-// expectation.
-func (c *nullCell) send(g *rng.Rng, w io.Writer) (uint64, error) {
-	req := c.message(c.clientRequest, c.kase.newRequest)
-	var expected uint64
-	*g, expected = c.kase.setup(*g, req)
-	b := c.frame(c.buffer(c.writeBuf), req)
+// write writes m, framed, to c with one write.
+func (c *nullImpl) write(to *conn, m nullMsg) error {
+	b := c.frame(c.buffer(c.writeBuf), m)
 	c.keep(&c.writeBuf, b)
-	_, err := w.Write(b)
-	return expected, err
+	_, err := to.out.Write(b)
+	return err
 }
 
-// next reads the next message of a stream into a kept or fresh message; io.EOF at a
+// read reads the next message of c's stream into a kept or fresh message; io.EOF at a
 // clean end of file.
-func (c *nullCell) next(r io.Reader, kept nullMsg, make func() nullMsg) (nullMsg, error) {
-	b, err := nullReceive(r, c.buffer(c.readBuf))
+func (c *nullImpl) read(from *conn, kept nullMsg, make func() nullMsg) (nullMsg, error) {
+	b, err := nullReceive(from.r, c.buffer(c.readBuf))
 	c.keep(&c.readBuf, b)
 	if err != nil {
 		return nil, err
@@ -812,106 +805,27 @@ func (c *nullCell) next(r io.Reader, kept nullMsg, make func() nullMsg) (nullMsg
 	return m, c.decode(m, b)
 }
 
-func (c *nullCell) receive(expected uint64, t *cases.Tally) error {
-	resp, err := c.next(c.conn.r, c.clientResponse, c.kase.newResponse)
-	if err == io.EOF {
-		return errNoResponse
+func (c *nullImpl) Send(g *rng.Rng, to *conn) (uint64, error) {
+	req, expected := c.request(g)
+	return expected, c.write(to, req)
+}
+
+func (c *nullImpl) Receive(from *conn) (uint64, error) {
+	resp, err := c.read(from, c.clientResponse, c.kase.newResponse)
+	if err != nil {
+		return 0, err
 	}
+	return c.kase.answer(resp), nil
+}
+
+func (c *nullImpl) Serve(on *conn) error {
+	req, err := c.read(on, c.serverRequest, c.kase.newRequest)
 	if err != nil {
 		return err
 	}
-	if err := cases.Expect(c.kase.answer(resp), expected); err != nil {
+	resp, err := c.respond(req)
+	if err != nil {
 		return err
 	}
-	t.Add(expected)
-	return nil
-}
-
-func (c *nullCell) Pipe(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g, c.conn.out) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *nullCell) PipeAsync(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeAsyncLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g, c.conn.out) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *nullCell) CloseClient() error { return nil }
-
-func (c *nullCell) Serve(in io.Reader, out io.Writer, stats *cases.ServerStats) error {
-	r := bufio.NewReaderSize(in, bufSize)
-	for {
-		req, err := c.next(r, c.serverRequest, c.kase.newRequest)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		resp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(req, resp); err != nil {
-			return err
-		}
-		b := c.frame(c.buffer(c.writeBuf), resp)
-		c.keep(&c.writeBuf, b)
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
-		stats.Requests++
-	}
-}
-
-func (c *nullCell) WriteRequests(g *rng.Rng, n uint64, out io.Writer) ([]uint64, error) {
-	w := bufio.NewWriterSize(out, bufSize)
-	var expectations []uint64
-	for ; n > 0; n-- {
-		expected, err := c.send(g, w)
-		if err != nil {
-			return nil, err
-		}
-		expectations = append(expectations, expected)
-	}
-	return expectations, w.Flush()
-}
-
-func (c *nullCell) ReadResponses(in io.Reader, answers *[]uint64) error {
-	r := bufio.NewReaderSize(in, bufSize)
-	for {
-		resp, err := c.next(r, c.clientResponse, c.kase.newResponse)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		*answers = append(*answers, c.kase.answer(resp))
-	}
-}
-
-func makeNullCell(kase, compression string, reuse bool) cases.Cell {
-	if compression != "none" {
-		return nil
-	}
-	var k nullCase
-	switch kase {
-	case "carsales":
-		k = nullCarSales{}
-	case "catrank":
-		k = &nullCatRank{}
-	case "eval":
-		k = nullEval{}
-	default:
-		return nil
-	}
-	return &nullCell{
-		kase:           k,
-		reuse:          reuse,
-		clientRequest:  k.newRequest(),
-		serverRequest:  k.newRequest(),
-		serverResponse: k.newResponse(),
-		clientResponse: k.newResponse(),
-	}
+	return c.write(on, resp)
 }

@@ -31,11 +31,11 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"wirebench/drivers/go/internal/cases"
 	cs "wirebench/drivers/go/internal/gen/pb/carsales"
 	cr "wirebench/drivers/go/internal/gen/pb/catrank"
 	ev "wirebench/drivers/go/internal/gen/pb/eval"
 	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // pbCase is one case on protobuf messages; values are digest terms. setup and handle fill
@@ -251,13 +251,14 @@ func (c *pbCatRank) handle(req, resp proto.Message) error {
 	results := req.(*cr.SearchResultList).GetResult()
 	c.scored = c.scored[:0]
 	for i, r := range results {
-		// A Go string; strings.Contains takes the same vectorised path as bytes.Contains.
+		// A Go string; strings.Contains takes the same vectorised path as bytes.Contains
+		// (see cases.CatWord).
 		s := r.GetScore()
 		snippet := r.GetSnippet()
-		if strings.Contains(snippet, " cat ") {
+		if strings.Contains(snippet, cases.CatWord) {
 			s *= 10000
 		}
-		if strings.Contains(snippet, " dog ") {
+		if strings.Contains(snippet, cases.DogWord) {
 			s /= 10000
 		}
 		c.scored = append(c.scored, scored{s, int32(i)})
@@ -449,19 +450,40 @@ func parse(b []byte, m proto.Message) error {
 
 // ---- the cell -----------------------------------------------------------------------------
 
-type pbCell struct {
-	kase  pbCase
-	reuse bool
-	// The kept messages of each role and the kept byte buffers (reuse only): writeBuf
-	// holds what this side serializes (bytes mode: the request), readBuf what it reads
-	// (bytes mode: the response).
+type pbImpl struct {
+	kase pbCase
+	buffers
+	// The kept messages of each role (reuse only).
 	clientRequest, serverRequest, serverResponse, clientResponse proto.Message
-	writeBuf, readBuf                                            []byte
-	conn                                                         *conn
+}
+
+func newProtobuf(kase, compression string, reuse bool) Impl {
+	var k pbCase
+	switch kase {
+	case "carsales":
+		k = &pbCarSales{cars: pool[cs.Car]{reuse: reuse}}
+	case "catrank":
+		k = &pbCatRank{
+			requestResults:  pool[cr.SearchResult]{reuse: reuse},
+			responseResults: pool[cr.SearchResult]{reuse: reuse},
+		}
+	case "eval":
+		k = &pbEval{nodes: pool[ev.Expression]{reuse: reuse}}
+	default:
+		return nil
+	}
+	return &pbImpl{
+		kase:           k,
+		buffers:        buffers{reuse: reuse},
+		clientRequest:  k.newRequest(),
+		serverRequest:  k.newRequest(),
+		serverResponse: k.newResponse(),
+		clientResponse: k.newResponse(),
+	}
 }
 
 // message returns the kept message (reset) with reuse, else a fresh one from make.
-func (c *pbCell) message(kept proto.Message, make func() proto.Message) proto.Message {
+func (c *pbImpl) message(kept proto.Message, make func() proto.Message) proto.Message {
 	if !c.reuse {
 		return make()
 	}
@@ -469,105 +491,75 @@ func (c *pbCell) message(kept proto.Message, make func() proto.Message) proto.Me
 	return kept
 }
 
-// buffer returns the kept buffer, emptied, with reuse; else nil (a fresh one is made).
-func (c *pbCell) buffer(kept []byte) []byte {
-	if !c.reuse {
-		return nil
-	}
-	return kept[:0]
-}
-
-// keep stores a buffer back with reuse (it may have grown).
-func (c *pbCell) keep(kept *[]byte, b []byte) {
-	if c.reuse {
-		*kept = b
-	}
-}
-
-func (c *pbCell) Object(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		req := c.message(c.clientRequest, c.kase.newRequest)
-		var expected uint64
-		*g, expected = c.kase.setup(*g, req)
-		resp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(req, resp); err != nil {
-			return err
-		}
-		got, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		if err := cases.Expect(got, expected); err != nil {
-			return err
-		}
-		t.Add(expected)
-	}
-	return nil
-}
-
-func (c *pbCell) Bytes(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	for ; iters > 0; iters-- {
-		req := c.message(c.clientRequest, c.kase.newRequest)
-		var expected uint64
-		*g, expected = c.kase.setup(*g, req)
-		rq, err := marshalOptions.MarshalAppend(c.buffer(c.writeBuf), req)
-		if err != nil {
-			return err
-		}
-		c.keep(&c.writeBuf, rq)
-		t.Bytes += uint64(len(rq))
-
-		sreq := c.message(c.serverRequest, c.kase.newRequest)
-		if err := parse(rq, sreq); err != nil {
-			return err
-		}
-		sresp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(sreq, sresp); err != nil {
-			return err
-		}
-		rs, err := marshalOptions.MarshalAppend(c.buffer(c.readBuf), sresp)
-		if err != nil {
-			return err
-		}
-		c.keep(&c.readBuf, rs)
-		t.Bytes += uint64(len(rs))
-
-		resp := c.message(c.clientResponse, c.kase.newResponse)
-		if err := parse(rs, resp); err != nil {
-			return err
-		}
-		got, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		if err := cases.Expect(got, expected); err != nil {
-			return err
-		}
-		t.Add(expected)
-	}
-	return nil
-}
-
-func (c *pbCell) OpenClient(in io.Reader, out io.Writer) { c.conn = newConn(in, out) }
-
-// send builds a request and writes it with one write; it returns its expectation.
-func (c *pbCell) send(g *rng.Rng, w io.Writer) (uint64, error) {
+// request builds the client's request from g; it returns it with its expectation.
+func (c *pbImpl) request(g *rng.Rng) (proto.Message, uint64) {
 	req := c.message(c.clientRequest, c.kase.newRequest)
 	var expected uint64
 	*g, expected = c.kase.setup(*g, req)
-	b, err := appendDelimited(c.buffer(c.writeBuf), req)
-	if err != nil {
-		return 0, err
-	}
-	c.keep(&c.writeBuf, b)
-	_, err = w.Write(b)
-	return expected, err
+	return req, expected
 }
 
-// next reads the next message of a stream into a kept or fresh message; io.EOF at a
+// respond handles req into the server's response.
+func (c *pbImpl) respond(req proto.Message) (proto.Message, error) {
+	resp := c.message(c.serverResponse, c.kase.newResponse)
+	return resp, c.kase.handle(req, resp)
+}
+
+func (c *pbImpl) Object(g *rng.Rng) (uint64, uint64, error) {
+	req, expected := c.request(g)
+	resp, err := c.respond(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	answer, err := c.kase.answer(resp)
+	return expected, answer, err
+}
+
+func (c *pbImpl) Bytes(g *rng.Rng) (uint64, uint64, uint64, error) {
+	req, expected := c.request(g)
+	rq, err := marshalOptions.MarshalAppend(c.buffer(c.writeBuf), req)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	c.keep(&c.writeBuf, rq)
+
+	sreq := c.message(c.serverRequest, c.kase.newRequest)
+	if err := parse(rq, sreq); err != nil {
+		return 0, 0, 0, err
+	}
+	sresp, err := c.respond(sreq)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	rs, err := marshalOptions.MarshalAppend(c.buffer(c.readBuf), sresp)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	c.keep(&c.readBuf, rs)
+
+	resp := c.message(c.clientResponse, c.kase.newResponse)
+	if err := parse(rs, resp); err != nil {
+		return 0, 0, 0, err
+	}
+	answer, err := c.kase.answer(resp)
+	return expected, answer, uint64(len(rq) + len(rs)), err
+}
+
+// write writes m, delimited, to c with one write.
+func (c *pbImpl) write(to *conn, m proto.Message) error {
+	b, err := appendDelimited(c.buffer(c.writeBuf), m)
+	if err != nil {
+		return err
+	}
+	c.keep(&c.writeBuf, b)
+	_, err = to.out.Write(b)
+	return err
+}
+
+// read reads the next message of c's stream into a kept or fresh message; io.EOF at a
 // clean end of file.
-func (c *pbCell) next(r *bufio.Reader, kept proto.Message, make func() proto.Message) (proto.Message, error) {
-	b, err := readDelimited(r, c.buffer(c.readBuf))
+func (c *pbImpl) read(from *conn, kept proto.Message, make func() proto.Message) (proto.Message, error) {
+	b, err := readDelimited(from.r, c.buffer(c.readBuf))
 	c.keep(&c.readBuf, b)
 	if err != nil {
 		return nil, err
@@ -576,121 +568,27 @@ func (c *pbCell) next(r *bufio.Reader, kept proto.Message, make func() proto.Mes
 	return m, parse(b, m)
 }
 
-func (c *pbCell) receive(expected uint64, t *cases.Tally) error {
-	resp, err := c.next(c.conn.r, c.clientResponse, c.kase.newResponse)
-	if err == io.EOF {
-		return errNoResponse
+func (c *pbImpl) Send(g *rng.Rng, to *conn) (uint64, error) {
+	req, expected := c.request(g)
+	return expected, c.write(to, req)
+}
+
+func (c *pbImpl) Receive(from *conn) (uint64, error) {
+	resp, err := c.read(from, c.clientResponse, c.kase.newResponse)
+	if err != nil {
+		return 0, err
 	}
+	return c.kase.answer(resp)
+}
+
+func (c *pbImpl) Serve(on *conn) error {
+	req, err := c.read(on, c.serverRequest, c.kase.newRequest)
 	if err != nil {
 		return err
 	}
-	got, err := c.kase.answer(resp)
+	resp, err := c.respond(req)
 	if err != nil {
 		return err
 	}
-	if err := cases.Expect(got, expected); err != nil {
-		return err
-	}
-	t.Add(expected)
-	return nil
-}
-
-func (c *pbCell) Pipe(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g, c.conn.out) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *pbCell) PipeAsync(g *rng.Rng, iters uint64, t *cases.Tally) error {
-	return pipeAsyncLoop(c.conn, iters, t,
-		func() (uint64, error) { return c.send(g, c.conn.out) },
-		func(expected uint64) error { return c.receive(expected, t) })
-}
-
-func (c *pbCell) CloseClient() error { return nil }
-
-func (c *pbCell) Serve(in io.Reader, out io.Writer, stats *cases.ServerStats) error {
-	r := bufio.NewReaderSize(in, bufSize)
-	for {
-		req, err := c.next(r, c.serverRequest, c.kase.newRequest)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		resp := c.message(c.serverResponse, c.kase.newResponse)
-		if err := c.kase.handle(req, resp); err != nil {
-			return err
-		}
-		b, err := appendDelimited(c.buffer(c.writeBuf), resp)
-		if err != nil {
-			return err
-		}
-		c.keep(&c.writeBuf, b)
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
-		stats.Requests++
-	}
-}
-
-func (c *pbCell) WriteRequests(g *rng.Rng, n uint64, out io.Writer) ([]uint64, error) {
-	w := bufio.NewWriterSize(out, bufSize)
-	var expectations []uint64
-	for ; n > 0; n-- {
-		expected, err := c.send(g, w)
-		if err != nil {
-			return nil, err
-		}
-		expectations = append(expectations, expected)
-	}
-	return expectations, w.Flush()
-}
-
-func (c *pbCell) ReadResponses(in io.Reader, answers *[]uint64) error {
-	r := bufio.NewReaderSize(in, bufSize)
-	for {
-		resp, err := c.next(r, c.clientResponse, c.kase.newResponse)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		a, err := c.kase.answer(resp)
-		if err != nil {
-			return err
-		}
-		*answers = append(*answers, a)
-	}
-}
-
-func newPbCell(kase pbCase, reuse bool) *pbCell {
-	return &pbCell{
-		kase:           kase,
-		reuse:          reuse,
-		clientRequest:  kase.newRequest(),
-		serverRequest:  kase.newRequest(),
-		serverResponse: kase.newResponse(),
-		clientResponse: kase.newResponse(),
-	}
-}
-
-func makeProtobufCell(kase, compression string, reuse bool) cases.Cell {
-	if compression != "none" {
-		return nil
-	}
-	switch kase {
-	case "carsales":
-		return newPbCell(&pbCarSales{cars: pool[cs.Car]{reuse: reuse}}, reuse)
-	case "catrank":
-		return newPbCell(&pbCatRank{
-			requestResults:  pool[cr.SearchResult]{reuse: reuse},
-			responseResults: pool[cr.SearchResult]{reuse: reuse},
-		}, reuse)
-	case "eval":
-		return newPbCell(&pbEval{nodes: pool[ev.Expression]{reuse: reuse}}, reuse)
-	}
-	return nil
+	return c.write(on, resp)
 }

@@ -1,66 +1,77 @@
-// Package rpc is the rpc suite, one file per library (capnp.go, protobuf.go, null.go),
-// and registry.go, the one list of what this driver can run: suites, cases, libraries and
-// parameters. `list` prints the same 93 cells, in the same order, as the C++ and Rust
-// drivers.
+// Package rpc is the rpc suite (docs/protocol.md, suite rpc): the Cap'n Proto benchmark
+// cases, request and response with computation at both ends.
+//
+//   - registry.go: the suite's library registry (one line per library) and Impl, the
+//     narrow interface a library implements for one case.
+//   - suite.go: the suite as the registry sees it (cases, parameters, the rule that
+//     object mode has no compression, roles) and its run: local, client, server, or a pipe
+//     cell with a server of its own.
+//   - io.go: the loops every library shares: object, bytes, pipe, pipe-async and serve,
+//     over the counted, buffered pipe streams (conn).
+//   - golden.go: `golden write|check DIR`.
+//   - capnp.go, protobuf.go, null.go: one file per library, the library's work only.
+//   - cases/: the library-independent rules of the cases.
 package rpc
 
 import (
-	"fmt"
-	"runtime/debug"
-	"strings"
-
-	"wirebench/drivers/go/internal/cases"
+	"wirebench/drivers/go/internal/core"
+	"wirebench/drivers/go/internal/rng"
 )
 
-var (
-	Cases      = []string{"carsales", "catrank", "eval"}
-	Modes      = []string{"object", "bytes", "pipe", "pipe-async"}
-	ReuseModes = []string{"reuse", "no-reuse"}
-)
+// Impl is one library's work on one case, with one compression and reuse mode (the
+// library's factory makes it). It holds what the library keeps between messages
+// (builders, scratch, buffers, the readers and writers bound to a stream); io.go's loops
+// do the rest, with one call through this interface per iteration (per side, in pipe
+// modes).
+//
+// Expectations and answers are digest terms (docs/protocol.md): u64 for carsales, the
+// i64 count for catrank, the sign-extended i32 for eval. The loops compare them. Every
+// error is a failed run (exit status 1).
+type Impl interface {
+	// Object is one iteration of mode object: a request built from g, handled into a
+	// response, and its answer read, without serializing.
+	Object(g *rng.Rng) (expected, answer uint64, err error)
+	// Bytes is one iteration of mode bytes: the request built from g, serialized, parsed
+	// by the server, handled, the response serialized and parsed by the client (in the
+	// library's own form, packed if the cell is); moved is both messages' byte counts.
+	Bytes(g *rng.Rng) (expected, answer, moved uint64, err error)
+	// Send builds a request from g and writes it to c in the pipe wire format, flushed;
+	// it returns the request's expectation.
+	Send(g *rng.Rng, c *conn) (expected uint64, err error)
+	// Receive reads one response from c and returns its answer; io.EOF at a clean end of
+	// file before a message.
+	Receive(c *conn) (answer uint64, err error)
+	// Serve reads one request from c and writes its response to c, flushed; io.EOF at a
+	// clean end of file at a message boundary.
+	Serve(c *conn) error
+}
 
-// Lib is one rpc library.
+// Lib is one library of the rpc suite.
 type Lib struct {
-	Name         string
+	Name string
+	// Compressions are the compressions it supports, in the order of `list`.
 	Compressions []string
-	// Make returns the cell, or nil for a combination the library does not support.
-	Make func(kase, compression string, reuse bool) cases.Cell
-	// Versions is the extra provenance of this library's results: (key, version) pairs.
+	// Versions is the extra provenance of its results: (key, version) pairs.
 	Versions [][2]string
+	// New returns its Impl of a case, or nil if it has no such case.
+	New func(kase, compression string, reuse bool) Impl
 }
 
-// Module versions of the libraries, from the build information of the binary.
-var (
-	CapnpVersion    = moduleVersion("capnproto.org/go/capnp/v3")
-	ProtobufVersion = moduleVersion("google.golang.org/protobuf")
-)
-
-// moduleVersion is the version of a module the binary was built with, without Go's "v"
-// prefix (like the versions the other drivers report), or "unknown".
-func moduleVersion(path string) string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, m := range info.Deps {
-		if m.Path == path {
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			return strings.TrimPrefix(m.Version, "v")
-		}
-	}
-	return "unknown"
-}
-
-// Libs lists the rpc libraries in the order of `list`.
+// Libs is the rpc suite's library registry, in the order of `list`. Adding a library is
+// one file (its Impl and factory) and one line here.
 var Libs = []Lib{
-	{"capnp", []string{"none", "packed"}, makeCapnpCell, [][2]string{{"capnp", CapnpVersion}}},
-	{"protobuf", []string{"none"}, makeProtobufCell, [][2]string{{"protobuf", ProtobufVersion}}},
-	{"null", []string{"none"}, makeNullCell, nil},
+	{"capnp", []string{"none", "packed"}, version("capnp", "capnproto.org/go/capnp/v3"), newCapnp},
+	{"protobuf", []string{"none"}, version("protobuf", "google.golang.org/protobuf"), newProtobuf},
+	{"null", []string{"none"}, nil, newNull},
 }
 
-// FindLib returns the library called name, or nil.
-func FindLib(name string) *Lib {
+// version is a library's provenance: its key and the version of its Go module.
+func version(key, module string) [][2]string {
+	return [][2]string{{key, core.ModuleVersion(module)}}
+}
+
+// findLib returns the library called name, or nil.
+func findLib(name string) *Lib {
 	for i := range Libs {
 		if Libs[i].Name == name {
 			return &Libs[i]
@@ -69,34 +80,12 @@ func FindLib(name string) *Lib {
 	return nil
 }
 
-// MemcpyBlocks are the limit suite's block sizes, in the order of `list`.
-var MemcpyBlocks = []struct {
-	Name  string
-	Bytes int
-}{{"16KiB", 16 << 10}, {"1MiB", 1 << 20}, {"64MiB", 64 << 20}}
-
-// ListCells returns one line of `list` per cell, in a stable order.
-func ListCells() []string {
-	var lines []string
-	for _, kase := range Cases {
-		for _, lib := range Libs {
-			for _, mode := range Modes {
-				for _, compression := range lib.Compressions {
-					if mode == "object" && compression != "none" {
-						continue // nothing to compress
-					}
-					for _, reuse := range ReuseModes {
-						lines = append(lines, fmt.Sprintf(
-							`{"suite": "rpc", "case": "%s", "lib": "%s", "params": {"mode": "%s", "compression": "%s", "reuse": "%s"}}`,
-							kase, lib.Name, mode, compression, reuse))
-					}
-				}
-			}
-		}
+// coreLibs are the libraries as the registry's command line and `list` see them.
+func coreLibs() []core.Lib {
+	libs := make([]core.Lib, len(Libs))
+	for i, l := range Libs {
+		libs[i] = core.Lib{Name: l.Name, Supports: map[string][]string{"compression": l.Compressions},
+			Versions: l.Versions}
 	}
-	for _, b := range MemcpyBlocks {
-		lines = append(lines, fmt.Sprintf(
-			`{"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": "%s"}}`, b.Name))
-	}
-	return lines
+	return libs
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"wirebench/drivers/go/internal/cases"
 	"wirebench/drivers/go/internal/rng"
+	"wirebench/drivers/go/internal/rpc/cases"
 )
 
 // testdata reads a file of testdata/rpc (written by wirebench/workloads.py).
@@ -58,15 +58,15 @@ func TestFirstTwentyRequestsOfEveryCaseAndLib(t *testing.T) {
 						if mode == "object" && compression != "none" {
 							continue
 						}
-						c := lib.Make(kase, compression, reuse)
-						step := c.Bytes
+						impl := lib.New(kase, compression, reuse)
+						step := bytesLoop
 						if mode == "object" {
-							step = c.Object
+							step = objectLoop
 						}
 						g := rng.New()
 						for i, w := range want {
 							var tally cases.Tally
-							if err := step(&g, 1, &tally); err != nil {
+							if err := step(impl, &g, 1, &tally); err != nil {
 								t.Fatalf("%s %s %s %s reuse=%v request %d: %v", kase, lib.Name, mode, compression, reuse, i, err)
 							}
 							if tally.Check != w || tally.Responses != 1 {
@@ -115,20 +115,25 @@ func TestDigestsMatchChecksJSON(t *testing.T) {
 		}
 		for _, lib := range Libs {
 			for _, reuse := range []bool{true, false} {
+				tested := 0
 				for n, want := range table {
 					if n > 1000 {
 						continue // the large counts are for the harness
 					}
-					c := lib.Make(kase, "none", reuse)
+					tested++
+					impl := lib.New(kase, "none", reuse)
 					g := rng.New()
 					var tally cases.Tally
-					if err := c.Bytes(&g, n, &tally); err != nil {
+					if err := bytesLoop(impl, &g, n, &tally); err != nil {
 						t.Fatalf("%s %s n=%d: %v", kase, lib.Name, n, err)
 					}
 					if tally.Check != want || tally.Responses != n {
 						t.Errorf("%s %s reuse=%v n=%d: digest %d, want %d", kase, lib.Name, reuse, n,
 							int64(tally.Check), int64(want))
 					}
+				}
+				if tested == 0 {
+					t.Fatalf("%s: no count of 1000 or less in checks.json", kase)
 				}
 			}
 		}
