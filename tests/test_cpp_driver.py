@@ -83,4 +83,4 @@ def test_capnp_bytes_and_pipe_move_the_same_bytes(tiny_run):
                 and c["params"]["reuse"] == "reuse"
             }
             assert sizes["bytes"] == sizes["pipe"] == sizes["pipe-async"] > 0
-            assert sizes["object"] == 0
+            assert sizes.get("object", 0) == 0  # object mode exists uncompressed only

@@ -35,7 +35,19 @@
 namespace wb {
 namespace {
 
-constexpr int kProtocol = 1;
+constexpr int kProtocol = 2;
+
+// The driver's identity (docs/protocol.md): its language and its toolchain.
+const char* toolchain() {
+#if defined(__clang__)
+  return "clang++";
+#else
+  return "g++";
+#endif
+}
+
+// Fixtures the harness may hand a cell (docs/protocol.md); no suite here takes any.
+const std::vector<std::string> kFixtureFlags = {"input", "work-dir", "out-dir"};
 
 // ---- JSON ------------------------------------------------------------------------------
 
@@ -106,9 +118,9 @@ struct Args {
   const std::string& get(const std::string& k) const { return flags.at(k); }
 };
 
-const std::vector<std::string> kRunFlags = {"suite", "case",  "lib",     "mode",   "compression",
-                                            "reuse", "block", "iters",   "samples", "warmup",
-                                            "role",  "in-fd", "out-fd"};
+const std::vector<std::string> kRunFlags = {
+    "suite", "case",  "lib",  "mode",  "compression", "reuse",    "block",  "iters",
+    "samples", "warmup", "role", "in-fd", "out-fd", "input", "work-dir", "out-dir"};
 
 Args parseRunFlags(int argc, char** argv) {
   Args args;
@@ -175,22 +187,14 @@ struct RunSpec {
 
 RunSpec validate(const Args& args) {
   RunSpec spec;
+  const std::vector<std::string> suites = {"rpc", "limit"};
+  std::string suite = oneOf(args, "suite", suites);
   if (!args.has("case")) throw UsageError("missing --case");
   spec.kase = args.get("case");
-  std::string suite;
-  bool isRpcCase = false;
-  for (const auto& c : rpcCases()) isRpcCase = isRpcCase || c == spec.kase;
-  if (isRpcCase) {
-    suite = "rpc";
-  } else if (spec.kase == "memcpy") {
-    suite = "limit";
-  } else {
-    throw UsageError("unknown case '" + spec.kase + "'");
-  }
-  if (args.has("suite") && args.get("suite") != suite) {
-    const std::string& s = args.get("suite");
-    if (s != "rpc" && s != "limit") throw UsageError("unknown suite '" + s + "'");
-    throw UsageError("case '" + spec.kase + "' is not in suite '" + s + "'");
+  std::vector<std::string> cases = suite == "rpc" ? rpcCases() : std::vector<std::string>{"memcpy"};
+  oneOf(args, "case", cases, " for suite " + suite);
+  for (const auto& f : kFixtureFlags) {
+    if (args.has(f)) throw UsageError("flag --" + f + " is a fixture suite " + suite + " does not take");
   }
   spec.suite = suite;
   if (!args.has("lib")) throw UsageError("missing --lib");
@@ -209,7 +213,9 @@ RunSpec validate(const Args& args) {
     reject({"block"});
     const RpcLib* lib = findRpcLib(spec.lib);
     if (lib == nullptr) {
-      throw UsageError("unknown lib '" + spec.lib + "' for suite rpc (one of: capnp, protobuf, null)");
+      std::string names;
+      for (const RpcLib& l : rpcLibs()) names += (names.empty() ? "" : ", ") + l.name;
+      throw UsageError("unknown lib '" + spec.lib + "' for suite rpc (one of: " + names + ")");
     }
     spec.mode = oneOf(args, "mode", rpcModes());
     spec.compression = oneOf(args, "compression", lib->compressions, " for lib " + lib->name);
@@ -296,6 +302,7 @@ Json header(const RunSpec& spec, const std::string& role) {
   Json j;
   j.num("protocol", kProtocol)
       .str("lang", "cpp")
+      .str("toolchain", toolchain())
       .str("driver", "wirebench-cpp")
       .str("suite", spec.suite)
       .str("case", spec.kase)
@@ -307,11 +314,15 @@ Json header(const RunSpec& spec, const std::string& role) {
 
 void printResult(const RunSpec& spec, const std::string& role, const Samples& s) {
   Json j = header(spec, role);
-  j.num("iters", spec.iters)
-      .num("warmup", spec.warmup)
-      .num("samples", spec.samples)
-      .list("samples_ns", s.ns)
-      .list("bytes", s.bytes)
+  auto metric = [&](const char* unit, const std::vector<uint64_t>& samples) {
+    Json m;
+    m.str("unit", unit).num("iters", spec.iters).list("samples", samples);
+    return m.text();
+  };
+  Json metrics;
+  metrics.raw("time", metric("ns", s.ns)).raw("bytes", metric("B", s.bytes));
+  j.num("warmup", spec.warmup)
+      .raw("metrics", metrics.text())
       .list("check", s.check)
       .boolean("verified", true)
       .num("responses_checked", s.responses)
@@ -498,7 +509,9 @@ int info() {
   Json j;
   j.num("protocol", kProtocol)
       .str("lang", "cpp")
+      .str("toolchain", toolchain())
       .str("driver", "wirebench-cpp")
+      .raw("suites", "[\"rpc\", \"limit\"]")
       .raw("versions", versions.text())
       .raw("build", build.text());
   printLine(j.text());
@@ -544,8 +557,8 @@ int golden(int argc, char** argv) {
 }
 
 const char kUsage[] =
-    "usage: wirebench-cpp info | list | run --case C --lib L [cell parameters] --iters N\n"
-    "         [--samples S] [--warmup W] [--suite S] [--role local|client|server]\n"
+    "usage: wirebench-cpp info | list | run --suite S --case C --lib L [cell parameters]\n"
+    "         --iters N [--samples S] [--warmup W] [--role local|client|server]\n"
     "         [--in-fd R --out-fd W]\n"
     "       wirebench-cpp golden write|check DIR\n"
     "  rpc parameters: --mode object|bytes|pipe|pipe-async --compression none|packed\n"
