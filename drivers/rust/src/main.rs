@@ -51,7 +51,11 @@ use std::time::Instant;
 use cases::{Failure, RpcCell, Tally};
 use rng::Rng;
 
-const PROTOCOL: u32 = 1;
+const PROTOCOL: u32 = 2;
+/// The driver's identity (docs/protocol.md) beside its language.
+const TOOLCHAIN: &str = "rustc";
+/// Fixtures the harness may hand a cell (docs/protocol.md); no suite here takes any.
+const FIXTURE_FLAGS: [&str; 3] = ["input", "work-dir", "out-dir"];
 const COMPILER: &str = env!("WB_RUSTC_VERSION");
 
 enum Error {
@@ -130,7 +134,10 @@ fn print_line(line: &str) {
 
 // ---- command line -----------------------------------------------------------------------
 
-const RUN_FLAGS: [&str; 13] = [
+const RUN_FLAGS: [&str; 16] = [
+    "input",
+    "work-dir",
+    "out-dir",
     "suite",
     "case",
     "lib",
@@ -253,23 +260,20 @@ fn validate(args: &Args) -> Result<RunSpec, Error> {
         out_fd: -1,
         ..Default::default()
     };
-    if !args.has("case") {
-        return Err(usage("missing --case"));
-    }
-    spec.case = args.get("case").to_string();
-    let suite = if registry::RPC_CASES.contains(&spec.case.as_str()) {
-        "rpc"
-    } else if spec.case == "memcpy" {
-        "limit"
+    let suite = one_of(args, "suite", &["rpc", "limit"], "")?;
+    let suite = if suite == "rpc" { "rpc" } else { "limit" };
+    let cases: &[&str] = if suite == "rpc" {
+        &registry::RPC_CASES
     } else {
-        return Err(usage(format!("unknown case '{}'", spec.case)));
+        &["memcpy"]
     };
-    if args.has("suite") && args.get("suite") != suite {
-        let s = args.get("suite");
-        if s != "rpc" && s != "limit" {
-            return Err(usage(format!("unknown suite '{s}'")));
+    spec.case = one_of(args, "case", cases, &format!(" for suite {suite}"))?;
+    for f in FIXTURE_FLAGS {
+        if args.has(f) {
+            return Err(usage(format!(
+                "flag --{f} is a fixture suite {suite} does not take"
+            )));
         }
-        return Err(usage(format!("case '{}' is not in suite '{s}'", spec.case)));
     }
     spec.suite = suite.to_string();
     if !args.has("lib") {
@@ -292,9 +296,11 @@ fn validate(args: &Args) -> Result<RunSpec, Error> {
     if suite == "rpc" {
         reject(&["block"])?;
         let Some(lib) = registry::find_rpc_lib(&spec.lib) else {
+            let names: Vec<&str> = registry::RPC_LIBS.iter().map(|l| l.name).collect();
             return Err(usage(format!(
-                "unknown lib '{}' for suite rpc (one of: capnp, protobuf, null)",
-                spec.lib
+                "unknown lib '{}' for suite rpc (one of: {})",
+                spec.lib,
+                names.join(", ")
             )));
         };
         spec.mode = one_of(args, "mode", &registry::RPC_MODES, "")?;
@@ -416,6 +422,7 @@ fn header(spec: &RunSpec, role: &str) -> Json {
     let mut j = Json::default();
     j.num("protocol", u64::from(PROTOCOL))
         .str("lang", "rust")
+        .str("toolchain", TOOLCHAIN)
         .str("driver", "wirebench-rust")
         .str("suite", &spec.suite)
         .str("case", &spec.case)
@@ -427,11 +434,19 @@ fn header(spec: &RunSpec, role: &str) -> Json {
 
 fn print_result(spec: &RunSpec, role: &str, s: &Samples) {
     let mut j = header(spec, role);
-    j.num("iters", spec.iters)
-        .num("warmup", spec.warmup)
-        .num("samples", spec.samples)
-        .list("samples_ns", &s.ns)
-        .list("bytes", &s.bytes)
+    let metric = |unit: &str, samples: &[u64]| {
+        let mut m = Json::default();
+        m.str("unit", unit)
+            .num("iters", spec.iters)
+            .list("samples", samples);
+        m.text()
+    };
+    let mut metrics = Json::default();
+    metrics
+        .raw("time", &metric("ns", &s.ns))
+        .raw("bytes", &metric("B", &s.bytes));
+    j.num("warmup", spec.warmup)
+        .raw("metrics", &metrics.text())
         .list("check", &s.check)
         .boolean("verified", true)
         .num("responses_checked", s.responses)
@@ -633,7 +648,9 @@ fn info() {
     let mut j = Json::default();
     j.num("protocol", u64::from(PROTOCOL))
         .str("lang", "rust")
+        .str("toolchain", TOOLCHAIN)
         .str("driver", "wirebench-rust")
+        .raw("suites", "[\"rpc\", \"limit\"]")
         .raw("versions", &versions.text())
         .raw("build", &build.text());
     print_line(&j.text());

@@ -27,12 +27,14 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 }
 
 #[test]
-fn list_has_93_cells_and_every_cell_runs() {
+fn every_listed_cell_runs() {
+    // How many cells is the registry's business: the harness holds every driver to the
+    // C++ driver's list.
     let out = run(&["list"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 93);
+    assert!(!lines.is_empty());
     for line in lines {
         let mut args = vec![
             "run".to_string(),
@@ -66,6 +68,10 @@ fn list_has_93_cells_and_every_cell_runs() {
         assert_eq!(result.len(), 1, "{args:?}: {stdout}");
         assert_eq!(field(result[0], "verified"), "true", "{args:?}");
         assert_eq!(field(result[0], "lang"), "rust");
+        assert_eq!(field(result[0], "toolchain"), "rustc");
+        assert_eq!(field(result[0], "protocol"), "2");
+        let time = &result[0][result[0].find("\"time\": {").expect("metric time")..];
+        assert!(time.contains("\"iters\": 3, \"samples\": ["), "{time}");
         if field(line, "suite") == "rpc" {
             assert_eq!(field(result[0], "responses_checked"), "7", "{args:?}");
         }
@@ -77,6 +83,8 @@ fn serve(lib: &str, case: &str, compression: &str, input: &[u8]) -> Output {
     let mut child = Command::new(BIN)
         .args([
             "run",
+            "--suite",
+            "rpc",
             "--case",
             case,
             "--lib",
@@ -150,19 +158,71 @@ fn corrupt_or_truncated_message_to_server_exits_1() {
 
 #[test]
 fn usage_errors_exit_2_and_name_the_problem() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["frobnicate"], "frobnicate"),
         (
-            &["run", "--case", "eval", "--lib", "capnp", "--bogus", "1"],
+            &[
+                "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--bogus", "1",
+            ],
             "--bogus",
         ),
         (
-            &["run", "--case", "eval", "--lib", "nope", "--mode", "bytes"],
-            "nope",
+            &[
+                "run", "--suite", "rpc", "--case", "eval", "--lib", "nope", "--mode", "bytes",
+            ],
+            "unknown lib 'nope' for suite rpc (one of: capnp, protobuf, null)",
+        ),
+        (
+            &["run", "--case", "eval", "--lib", "capnp", "--mode", "bytes"],
+            "missing --suite",
+        ),
+        (
+            &[
+                "run", "--suite", "limit", "--case", "eval", "--lib", "capnp",
+            ],
+            "for suite limit",
         ),
         (
             &[
                 "run",
+                "--suite",
+                "rpc",
+                "--case",
+                "eval",
+                "--lib",
+                "capnp",
+                "--out-dir",
+                "/tmp",
+            ],
+            "--out-dir is a fixture suite rpc does not take",
+        ),
+        (
+            &[
+                "run",
+                "--suite",
+                "rpc",
+                "--case",
+                "eval",
+                "--lib",
+                "capnp",
+                "--mode",
+                "bytes",
+                "--compression",
+                "none",
+                "--reuse",
+                "reuse",
+                "--block",
+                "1MiB",
+                "--iters",
+                "1",
+            ],
+            "--block is not a parameter of suite rpc",
+        ),
+        (
+            &[
+                "run",
+                "--suite",
+                "rpc",
                 "--case",
                 "eval",
                 "--lib",
@@ -181,6 +241,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (
             &[
                 "run",
+                "--suite",
+                "rpc",
                 "--case",
                 "eval",
                 "--lib",
@@ -198,7 +260,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
         ),
         (
             &[
-                "run", "--case", "memcpy", "--lib", "memcpy", "--block", "3KiB", "--iters", "1",
+                "run", "--suite", "limit", "--case", "memcpy", "--lib", "memcpy", "--block",
+                "3KiB", "--iters", "1",
             ],
             "3KiB",
         ),
