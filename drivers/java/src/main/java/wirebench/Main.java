@@ -32,7 +32,11 @@ import java.util.Map;
 public final class Main {
   private Main() {}
 
-  static final int PROTOCOL = 1;
+  static final int PROTOCOL = 2;
+  /** The driver's identity (docs/protocol.md) beside its language. */
+  static final String TOOLCHAIN = "openjdk";
+  /** Fixtures the harness may hand a cell (docs/protocol.md); no suite here takes any. */
+  private static final List<String> FIXTURE_FLAGS = List.of("input", "work-dir", "out-dir");
 
   /** Bad usage: exit status 2. */
   static final class Usage extends Exception {
@@ -77,7 +81,7 @@ public final class Main {
   private static final List<String> RUN_FLAGS =
       List.of(
           "suite", "case", "lib", "mode", "compression", "reuse", "block", "iters", "samples",
-          "warmup", "role", "in-fd", "out-fd");
+          "warmup", "role", "in-fd", "out-fd", "input", "work-dir", "out-dir");
 
   static Map<String, String> parseRunFlags(List<String> argv) throws Usage {
     Map<String, String> flags = new LinkedHashMap<>();
@@ -159,24 +163,13 @@ public final class Main {
 
   static RunSpec validate(Map<String, String> args) throws Usage {
     RunSpec spec = new RunSpec();
-    if (!args.containsKey("case")) {
-      throw new Usage("missing --case");
-    }
-    spec.kase = args.get("case");
-    String suite;
-    if (Registry.RPC_CASES.contains(spec.kase)) {
-      suite = "rpc";
-    } else if (spec.kase.equals("memcpy")) {
-      suite = "limit";
-    } else {
-      throw new Usage("unknown case '" + spec.kase + "'");
-    }
-    if (args.containsKey("suite") && !args.get("suite").equals(suite)) {
-      String s = args.get("suite");
-      if (!s.equals("rpc") && !s.equals("limit")) {
-        throw new Usage("unknown suite '" + s + "'");
+    String suite = oneOf(args, "suite", List.of("rpc", "limit"), "");
+    List<String> cases = suite.equals("rpc") ? Registry.RPC_CASES : List.of("memcpy");
+    spec.kase = oneOf(args, "case", cases, " for suite " + suite);
+    for (String f : FIXTURE_FLAGS) {
+      if (args.containsKey(f)) {
+        throw new Usage("flag --" + f + " is a fixture suite " + suite + " does not take");
       }
-      throw new Usage("case '" + spec.kase + "' is not in suite '" + s + "'");
     }
     spec.suite = suite;
     if (!args.containsKey("lib")) {
@@ -189,8 +182,11 @@ public final class Main {
       reject(args, suite, "block");
       Registry.RpcLib lib = Registry.findRpcLib(spec.lib);
       if (lib == null) {
+        List<String> names = new ArrayList<>();
+        Registry.RPC_LIBS.forEach(l -> names.add(l.name));
         throw new Usage(
-            "unknown lib '" + spec.lib + "' for suite rpc (one of: capnp, protobuf, null)");
+            "unknown lib '" + spec.lib + "' for suite rpc (one of: " + String.join(", ", names)
+                + ")");
       }
       spec.mode = oneOf(args, "mode", Registry.RPC_MODES, "");
       spec.compression = oneOf(args, "compression", lib.compressions, " for lib " + lib.name);
@@ -288,6 +284,7 @@ public final class Main {
     return new Json()
         .num("protocol", PROTOCOL)
         .str("lang", "java")
+        .str("toolchain", TOOLCHAIN)
         .str("driver", "wirebench-java")
         .str("suite", spec.suite)
         .str("case", spec.kase)
@@ -298,12 +295,13 @@ public final class Main {
 
   static void printResult(RunSpec spec, String role, Samples s) {
     Json j = header(spec, role);
-    j.num("iters", spec.iters)
-        .num("warmup", s.warmup)
+    Json metrics =
+        new Json()
+            .raw("time", new Json().str("unit", "ns").num("iters", spec.iters).list("samples", s.ns).text())
+            .raw("bytes", new Json().str("unit", "B").num("iters", spec.iters).list("samples", s.bytes).text());
+    j.num("warmup", s.warmup)
         .num("warmup_requested", spec.warmup)
-        .num("samples", spec.samples)
-        .list("samples_ns", s.ns)
-        .list("bytes", s.bytes)
+        .raw("metrics", metrics.text())
         .list("check", s.check)
         .bool("verified", true)
         .num("responses_checked", s.responses)
@@ -578,7 +576,9 @@ public final class Main {
         new Json()
             .num("protocol", PROTOCOL)
             .str("lang", "java")
+            .str("toolchain", TOOLCHAIN)
             .str("driver", "wirebench-java")
+            .raw("suites", "[\"rpc\", \"limit\"]")
             .raw("versions", versions.text())
             .raw("build", build.text())
             .text());

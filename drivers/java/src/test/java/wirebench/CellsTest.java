@@ -27,10 +27,11 @@ class CellsTest {
   private static final int WARMUP = 1;
 
   @Test
-  void listHas93CellsLikeTheOtherDrivers() throws Exception {
+  void listStartsLikeTheOtherDrivers() throws Exception {
+    // How many cells is the registry's business: the harness holds every driver to the
+    // C++ driver's list (tests/test_drivers.py).
     Driver.Result r = Driver.run("list");
     assertEquals(0, r.status, r.toString());
-    assertEquals(93, r.lines().size());
     assertEquals(
         "{\"suite\": \"rpc\", \"case\": \"carsales\", \"lib\": \"capnp\", \"params\": "
             + "{\"mode\": \"object\", \"compression\": \"none\", \"reuse\": \"reuse\"}}",
@@ -70,6 +71,10 @@ class CellsTest {
                 String result = out.get(0);
                 assertEquals("true", Driver.field(result, "verified"));
                 assertEquals("java", Driver.field(result, "lang"));
+                assertEquals("openjdk", Driver.field(result, "toolchain"));
+                assertEquals("2", Driver.field(result, "protocol"));
+                String time = result.substring(result.indexOf("\"time\": {"));
+                assertEquals("" + ITERS, Driver.field(time, "iters"));
                 long warmup = Long.parseLong(Driver.field(result, "warmup"));
                 assertTrue(warmup >= WARMUP, result);
                 assertEquals(0, (warmup - WARMUP) % ITERS, "whole warm-up rounds: " + result);
@@ -80,7 +85,7 @@ class CellsTest {
                       warmup + (long) ITERS * SAMPLES,
                       Long.parseLong(Driver.field(result, "responses_checked")),
                       result);
-                  String[] bytes = Driver.field(result, "bytes").replaceAll("[\\[\\] ]", "").split(",");
+                  String[] bytes = Driver.field(result.substring(result.indexOf("\"bytes\": {")), "samples").replaceAll("[\\[\\] ]", "").split(",");
                   assertEquals(bytes[0], bytes[1], "every sample moves the same bytes");
                 }
               }));
@@ -93,7 +98,7 @@ class CellsTest {
   private static Driver.Result serve(String lib, String kase, String compression, byte[] input)
       throws Exception {
     return Driver.run(
-        input, "run", "--case", kase, "--lib", lib, "--mode", "pipe", "--compression",
+        input, "run", "--suite", "rpc", "--case", kase, "--lib", lib, "--mode", "pipe", "--compression",
         compression, "--reuse", "reuse", "--role", "server", "--in-fd", "0", "--out-fd", "1");
   }
 
@@ -126,7 +131,7 @@ class CellsTest {
             Driver.TESTDATA.resolve("golden/cpp/eval.capnp.none.requests"));
     Driver.Result r =
         Driver.run(
-            requests, "run", "--case", "eval", "--lib", "capnp", "--mode", "pipe",
+            requests, "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--mode", "pipe",
             "--compression", "none", "--reuse", "reuse", "--role", "server", "--in-fd", "0",
             "--out-fd", "1", "--iters", "200", "--warmup", "20");
     assertEquals(0, r.status, r.toString());
@@ -164,31 +169,47 @@ class CellsTest {
   void usageErrorsExit2AndNameTheProblem() throws Exception {
     Object[][] cases = {
       {new String[] {"frobnicate"}, "frobnicate"},
-      {new String[] {"run", "--case", "eval", "--lib", "capnp", "--bogus", "1"}, "--bogus"},
-      {new String[] {"run", "--case", "eval", "--lib", "nope", "--mode", "bytes"}, "nope"},
+      {new String[] {"run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--bogus", "1"}, "--bogus"},
+      {
+        new String[] {"run", "--suite", "rpc", "--case", "eval", "--lib", "nope", "--mode", "bytes"},
+        "unknown lib 'nope' for suite rpc (one of: capnp, protobuf, null)"
+      },
+      {new String[] {"run", "--case", "eval", "--lib", "capnp"}, "missing --suite"},
+      {new String[] {"run", "--suite", "limit", "--case", "eval", "--lib", "capnp"}, "for suite limit"},
+      {
+        new String[] {"run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--out-dir", "/tmp"},
+        "--out-dir is a fixture suite rpc does not take"
+      },
       {
         new String[] {
-          "run", "--case", "eval", "--lib", "protobuf", "--mode", "bytes", "--compression",
+          "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--mode", "bytes",
+          "--compression", "none", "--reuse", "reuse", "--block", "1MiB", "--iters", "1"
+        },
+        "--block is not a parameter of suite rpc"
+      },
+      {
+        new String[] {
+          "run", "--suite", "rpc", "--case", "eval", "--lib", "protobuf", "--mode", "bytes", "--compression",
           "packed", "--reuse", "reuse", "--iters", "1"
         },
         "packed"
       },
       {
         new String[] {
-          "run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
+          "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
           "--reuse", "reuse", "--iters", "x"
         },
         "--iters"
       },
       {
         new String[] {
-          "run", "--case", "memcpy", "--lib", "memcpy", "--block", "3KiB", "--iters", "1"
+          "run", "--suite", "limit", "--case", "memcpy", "--lib", "memcpy", "--block", "3KiB", "--iters", "1"
         },
         "3KiB"
       },
       {
         new String[] {
-          "run", "--case", "eval", "--lib", "capnp", "--mode", "pipe", "--compression", "none",
+          "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--mode", "pipe", "--compression", "none",
           "--reuse", "reuse", "--role", "client", "--in-fd", "999", "--out-fd", "1",
           "--iters", "1"
         },
@@ -208,6 +229,8 @@ class CellsTest {
     Driver.Result r = Driver.run("info");
     assertEquals(0, r.status, r.toString());
     assertEquals("java", Driver.field(r.stdout, "lang"));
+    assertEquals("openjdk", Driver.field(r.stdout, "toolchain"));
+    assertEquals("2", Driver.field(r.stdout, "protocol"));
     assertEquals("0.1.16", Driver.field(r.stdout, "capnp"));
     assertEquals("3.21.12", Driver.field(r.stdout, "protobuf"));
     assertEquals("compiles", Driver.field(r.stdout, "jit_signal"));
