@@ -1,23 +1,21 @@
 //! wirebench-rust: the Rust driver. Implements docs/protocol.md (commands info, list, run,
-//! golden),
-//! the timing loop, the roles of pipe cells and the JSON results, like the C++ driver
-//! (drivers/cpp/src/main.cpp).
-//!
-//! A pipe cell without --role runs its own server: not a forked or spawned process but a
-//! second thread of this process, joined to the client by two OS pipes (std::io::pipe),
-//! running exactly the code of `--role server`. (std cannot clear FD_CLOEXEC on a child's
-//! fds without the libc crate, and a thread keeps the dependency list minimal.)
+//! golden) on the registry of suites (src/registry.rs). The command line knows no suite: it
+//! looks the suite up, validates the cell against the suite's registry entry (cases,
+//! libraries, parameters and their legal values, fixtures) and hands the validated run to
+//! the suite (src/rpc, src/limit).
 
-mod cases;
-mod golden;
+mod error;
 mod io;
+mod json;
 mod limit;
 mod registry;
 mod rng;
 mod rpc;
 #[cfg(test)]
 mod tests;
+mod timing;
 
+// The code generated from ../../schemas by build.rs (the rpc suite's message types).
 #[allow(clippy::all, dead_code, unused_parens, unused_imports)]
 pub mod carsales_capnp {
     include!(concat!(env!("OUT_DIR"), "/carsales_capnp.rs"));
@@ -45,116 +43,31 @@ pub mod pb {
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
-use std::time::Instant;
 
-use cases::{Failure, RpcCell, Tally};
-use rng::Rng;
+use error::{usage, Error};
+use json::Json;
+use registry::{Lib, Role, Run, Suite, FIXTURES, SUITES};
 
-const PROTOCOL: u32 = 2;
-/// The driver's identity (docs/protocol.md) beside its language.
-const TOOLCHAIN: &str = "rustc";
-/// Fixtures the harness may hand a cell (docs/protocol.md); no suite here takes any.
-const FIXTURE_FLAGS: [&str; 3] = ["input", "work-dir", "out-dir"];
 const COMPILER: &str = env!("WB_RUSTC_VERSION");
-
-enum Error {
-    Usage(String),
-    Fail(String),
-}
-
-impl From<Failure> for Error {
-    fn from(f: Failure) -> Self {
-        Error::Fail(f.0)
-    }
-}
-
-fn usage(s: impl Into<String>) -> Error {
-    Error::Usage(s.into())
-}
-
-// ---- JSON -------------------------------------------------------------------------------
-
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// An object built field by field, printed on one line.
-#[derive(Default)]
-struct Json {
-    body: String,
-}
-
-impl Json {
-    fn raw(&mut self, key: &str, json: &str) -> &mut Self {
-        if !self.body.is_empty() {
-            self.body.push_str(", ");
-        }
-        self.body.push_str(&quote(key));
-        self.body.push_str(": ");
-        self.body.push_str(json);
-        self
-    }
-    fn str(&mut self, key: &str, v: &str) -> &mut Self {
-        self.raw(key, &quote(v))
-    }
-    fn num(&mut self, key: &str, v: u64) -> &mut Self {
-        self.raw(key, &v.to_string())
-    }
-    fn boolean(&mut self, key: &str, v: bool) -> &mut Self {
-        self.raw(key, if v { "true" } else { "false" })
-    }
-    fn list<T: ToString>(&mut self, key: &str, v: &[T]) -> &mut Self {
-        let items: Vec<String> = v.iter().map(ToString::to_string).collect();
-        self.raw(key, &format!("[{}]", items.join(", ")))
-    }
-    fn text(&self) -> String {
-        format!("{{{}}}", self.body)
-    }
-}
-
-fn print_line(line: &str) {
-    let mut out = std::io::stdout().lock();
-    // A closed stdout leaves nothing to report to; the exit status still tells.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
 
 // ---- command line -----------------------------------------------------------------------
 
-const RUN_FLAGS: [&str; 16] = [
-    "input",
-    "work-dir",
-    "out-dir",
-    "suite",
-    "case",
-    "lib",
-    "mode",
-    "compression",
-    "reuse",
-    "block",
-    "iters",
-    "samples",
-    "warmup",
-    "role",
-    "in-fd",
-    "out-fd",
+/// The flags of `run` that every suite takes.
+const COMMON_FLAGS: [&str; 9] = [
+    "suite", "case", "lib", "iters", "samples", "warmup", "role", "in-fd", "out-fd",
 ];
 
-struct Args {
+/// Whether `name` is a parameter of some suite.
+fn is_param(name: &str) -> bool {
+    SUITES
+        .iter()
+        .any(|s| s.params().iter().any(|p| p.name == name))
+}
+
+/// The flags of `run`, by name, and their order on the command line.
+pub struct Args {
     flags: BTreeMap<String, String>,
+    order: Vec<String>,
 }
 
 impl Args {
@@ -162,12 +75,17 @@ impl Args {
         self.flags.contains_key(k)
     }
     fn get(&self, k: &str) -> &str {
-        &self.flags[k]
+        self.flags.get(k).map_or("", String::as_str)
     }
 }
 
+/// Reads `--NAME VALUE` and `--NAME=VALUE` pairs: the common flags, the fixtures and every
+/// suite's parameters are known, any other name is a usage error.
 fn parse_run_flags(argv: &[String]) -> Result<Args, Error> {
-    let mut flags = BTreeMap::new();
+    let mut args = Args {
+        flags: BTreeMap::new(),
+        order: Vec::new(),
+    };
     let mut i = 0;
     while i < argv.len() {
         let a = &argv[i];
@@ -178,7 +96,10 @@ fn parse_run_flags(argv: &[String]) -> Result<Args, Error> {
             Some((n, v)) => (n.to_string(), Some(v.to_string())),
             None => (name.to_string(), None),
         };
-        if !RUN_FLAGS.contains(&name.as_str()) {
+        let known = COMMON_FLAGS.contains(&name.as_str())
+            || FIXTURES.contains(&name.as_str())
+            || is_param(&name);
+        if !known {
             return Err(usage(format!("unknown flag --{name}")));
         }
         let value = match inline {
@@ -191,13 +112,14 @@ fn parse_run_flags(argv: &[String]) -> Result<Args, Error> {
                 }
             }
         };
-        if flags.contains_key(&name) {
+        if args.has(&name) {
             return Err(usage(format!("flag --{name} given twice")));
         }
-        flags.insert(name, value);
+        args.order.push(name.clone());
+        args.flags.insert(name, value);
         i += 1;
     }
-    Ok(Args { flags })
+    Ok(args)
 }
 
 fn parse_count(args: &Args, name: &str, min: u64) -> Result<u64, Error> {
@@ -218,13 +140,34 @@ fn parse_count(args: &Args, name: &str, min: u64) -> Result<u64, Error> {
     Ok(v)
 }
 
-fn one_of(args: &Args, name: &str, allowed: &[&str], context: &str) -> Result<String, Error> {
+fn parse_fd(args: &Args, name: &str) -> Result<i32, Error> {
+    i32::try_from(parse_count(args, name, 0)?).map_err(|_| usage(format!("bad value for --{name}")))
+}
+
+fn or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The value of `--name`, which must be one of `allowed` (a value of the registry).
+fn one_of(
+    args: &Args,
+    name: &str,
+    allowed: &[&'static str],
+    context: &str,
+) -> Result<&'static str, Error> {
     if !args.has(name) {
-        return Err(usage(format!("missing --{name}")));
+        return Err(usage(format!(
+            "missing --{name} (one of: {})",
+            allowed.join(", ")
+        )));
     }
     let v = args.get(name);
-    if allowed.contains(&v) {
-        return Ok(v.to_string());
+    if let Some(&a) = allowed.iter().find(|&&a| a == v) {
+        return Ok(a);
     }
     Err(usage(format!(
         "unknown value for --{name}: '{v}'{context} (one of: {})",
@@ -232,162 +175,114 @@ fn one_of(args: &Args, name: &str, allowed: &[&str], context: &str) -> Result<St
     )))
 }
 
-/// Everything `run` needs, validated.
-#[derive(Clone, Default)]
-struct RunSpec {
-    suite: String,
-    case: String,
-    lib: String,
-    params: Vec<(String, String)>,
-    mode: String,
-    compression: String,
-    block: String,
-    reuse: bool,
-    /// local, client, server, or "" (pipe without a role: run a server thread).
-    role: String,
-    in_fd: i32,
-    out_fd: i32,
-    iters: u64,
-    samples: u64,
-    warmup: u64,
-    versions: Vec<(String, String)>,
-}
+/// Checks `run`'s flags against `suite`'s registry entry: fixtures and parameters of other
+/// suites, case, library, each parameter's value (as far as the library supports it),
+/// combinations the suite refuses, role, fds and counts. Returns the validated run and its
+/// library.
+pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F>), Error> {
+    for name in &args.order {
+        let name = name.as_str();
+        if FIXTURES.contains(&name) && !suite.fixtures.contains(&name) {
+            return Err(usage(format!(
+                "flag --{name} is a fixture that suite {} does not take (its fixtures: {})",
+                suite.name,
+                or_none(suite.fixtures)
+            )));
+        }
+        if is_param(name) && !suite.params.iter().any(|p| p.name == name) {
+            let names: Vec<&str> = suite.params.iter().map(|p| p.name).collect();
+            return Err(usage(format!(
+                "flag --{name} is not a parameter of suite {} (its parameters: {})",
+                suite.name,
+                or_none(&names)
+            )));
+        }
+    }
+    let cases = suite.cases.join(", ");
+    if !args.has("case") {
+        return Err(usage(format!("missing --case (one of: {cases})")));
+    }
+    let Some(&case) = suite.cases.iter().find(|&&c| c == args.get("case")) else {
+        return Err(usage(format!(
+            "case '{}' is not in suite {} (one of: {cases})",
+            args.get("case"),
+            suite.name
+        )));
+    };
+    let libs = suite.lib_names().join(", ");
+    if !args.has("lib") {
+        return Err(usage(format!("missing --lib (one of: {libs})")));
+    }
+    let Some(lib) = suite.lib(args.get("lib")) else {
+        return Err(usage(format!(
+            "unknown lib '{}' for suite {} (one of: {libs})",
+            args.get("lib"),
+            suite.name
+        )));
+    };
+    let mut params = Vec::new();
+    for p in suite.params {
+        // A legal value of the suite that this library does not support says so.
+        let context = if p.values.contains(&args.get(p.name)) {
+            format!(" for lib {}", lib.name)
+        } else {
+            String::new()
+        };
+        params.push((p.name, one_of(args, p.name, lib.values(p), &context)?));
+    }
+    (suite.refuse)(&params).map_err(usage)?;
 
-fn validate(args: &Args) -> Result<RunSpec, Error> {
-    let mut spec = RunSpec {
-        samples: 1,
+    let mut run = Run {
+        suite: suite.name,
+        case,
+        lib: lib.name,
+        params,
+        versions: [("compiler", COMPILER)]
+            .into_iter()
+            .chain(lib.versions.iter().copied())
+            .collect(),
+        role: None,
         in_fd: -1,
         out_fd: -1,
-        ..Default::default()
+        iters: 0,
+        samples: 1,
+        warmup: 0,
+        fixtures: suite
+            .fixtures
+            .iter()
+            .filter(|f| args.has(f))
+            .map(|&f| (f, args.get(f).to_string()))
+            .collect(),
     };
-    let suite = one_of(args, "suite", &["rpc", "limit"], "")?;
-    let suite = if suite == "rpc" { "rpc" } else { "limit" };
-    let cases: &[&str] = if suite == "rpc" {
-        &registry::RPC_CASES
-    } else {
-        &["memcpy"]
-    };
-    spec.case = one_of(args, "case", cases, &format!(" for suite {suite}"))?;
-    for f in FIXTURE_FLAGS {
-        if args.has(f) {
-            return Err(usage(format!(
-                "flag --{f} is a fixture suite {suite} does not take"
-            )));
-        }
-    }
-    spec.suite = suite.to_string();
-    if !args.has("lib") {
-        return Err(usage("missing --lib"));
-    }
-    spec.lib = args.get("lib").to_string();
-    spec.versions.push(("compiler".into(), COMPILER.into()));
-
-    let reject = |names: &[&str]| -> Result<(), Error> {
-        for n in names {
-            if args.has(n) {
-                return Err(usage(format!(
-                    "flag --{n} is not a parameter of suite {suite}"
-                )));
-            }
-        }
-        Ok(())
-    };
-
-    if suite == "rpc" {
-        reject(&["block"])?;
-        let Some(lib) = registry::find_rpc_lib(&spec.lib) else {
-            let names: Vec<&str> = registry::RPC_LIBS.iter().map(|l| l.name).collect();
-            return Err(usage(format!(
-                "unknown lib '{}' for suite rpc (one of: {})",
-                spec.lib,
-                names.join(", ")
-            )));
-        };
-        spec.mode = one_of(args, "mode", &registry::RPC_MODES, "")?;
-        spec.compression = one_of(
-            args,
-            "compression",
-            lib.compressions,
-            &format!(" for lib {}", lib.name),
-        )?;
-        if spec.mode == "object" && spec.compression != "none" {
-            return Err(usage(format!(
-                "compression {} does not apply to mode object",
-                spec.compression
-            )));
-        }
-        spec.reuse = one_of(args, "reuse", &registry::REUSE_MODES, "")? == "reuse";
-        spec.params = vec![
-            ("mode".into(), spec.mode.clone()),
-            ("compression".into(), spec.compression.clone()),
-            (
-                "reuse".into(),
-                if spec.reuse { "reuse" } else { "no-reuse" }.into(),
-            ),
-        ];
-        for (k, v) in lib.versions {
-            spec.versions.push(((*k).into(), (*v).into()));
-        }
-    } else {
-        reject(&["mode", "compression", "reuse"])?;
-        if spec.lib != "memcpy" {
-            return Err(usage(format!(
-                "unknown lib '{}' for suite limit (one of: memcpy)",
-                spec.lib
-            )));
-        }
-        let blocks: Vec<&str> = registry::MEMCPY_BLOCKS.iter().map(|b| b.0).collect();
-        spec.block = one_of(args, "block", &blocks, "")?;
-        spec.params = vec![("block".into(), spec.block.clone())];
-    }
-
-    let pipe_mode = spec.mode == "pipe" || spec.mode == "pipe-async";
     if args.has("role") {
-        spec.role = one_of(args, "role", &["local", "client", "server"], "")?;
-        if pipe_mode && spec.role == "local" {
-            return Err(usage(format!(
-                "--role local is not possible with --mode {} (use client or server, or no \
-                 --role to run a server of its own)",
-                spec.mode
-            )));
-        }
-        if !pipe_mode && spec.role != "local" {
-            return Err(usage(format!(
-                "--role {} needs a pipe mode (pipe or pipe-async)",
-                spec.role
-            )));
-        }
-    } else {
-        spec.role = if pipe_mode { "" } else { "local" }.into();
+        run.role = Role::from_name(one_of(args, "role", &Role::NAMES, "")?);
     }
-    let split = spec.role == "client" || spec.role == "server";
-    if split {
+    (suite.prepare)(&mut run)?;
+    if let Some(role @ (Role::Client | Role::Server)) = run.role {
         if !args.has("in-fd") || !args.has("out-fd") {
             return Err(usage(format!(
                 "--role {} needs --in-fd and --out-fd",
-                spec.role
+                role.name()
             )));
         }
-        spec.in_fd = i32::try_from(parse_count(args, "in-fd", 0)?)
-            .map_err(|_| usage("bad value for --in-fd"))?;
-        spec.out_fd = i32::try_from(parse_count(args, "out-fd", 0)?)
-            .map_err(|_| usage("bad value for --out-fd"))?;
+        run.in_fd = parse_fd(args, "in-fd")?;
+        run.out_fd = parse_fd(args, "out-fd")?;
     } else if args.has("in-fd") || args.has("out-fd") {
         return Err(usage(
             "--in-fd and --out-fd need --role client or --role server",
         ));
     }
 
-    if spec.role != "server" {
+    if run.role != Some(Role::Server) {
         if !args.has("iters") {
             return Err(usage("missing --iters"));
         }
-        spec.iters = parse_count(args, "iters", 1)?;
+        run.iters = parse_count(args, "iters", 1)?;
         if args.has("samples") {
-            spec.samples = parse_count(args, "samples", 1)?;
+            run.samples = parse_count(args, "samples", 1)?;
         }
         if args.has("warmup") {
-            spec.warmup = parse_count(args, "warmup", 0)?;
+            run.warmup = parse_count(args, "warmup", 0)?;
         }
     } else {
         // A server answers until end of file; it accepts the client's counts and ignores them.
@@ -397,274 +292,70 @@ fn validate(args: &Args) -> Result<RunSpec, Error> {
             }
         }
     }
-    Ok(spec)
+    Ok((run, lib))
 }
 
-// ---- results ----------------------------------------------------------------------------
-
-#[derive(Default)]
-struct Samples {
-    ns: Vec<u64>,
-    bytes: Vec<u64>,
-    check: Vec<i64>,
-    responses: u64,
-}
-
-fn pairs_json(pairs: &[(String, String)]) -> String {
-    let mut j = Json::default();
-    for (k, v) in pairs {
-        j.str(k, v);
+/// `run`: finds the suite, which validates the flags and runs the cell.
+fn run_command(argv: &[String]) -> Result<(), Error> {
+    let args = parse_run_flags(argv)?;
+    let names = registry::suite_names().join(", ");
+    if !args.has("suite") {
+        return Err(usage(format!("missing --suite (one of: {names})")));
     }
-    j.text()
-}
-
-fn header(spec: &RunSpec, role: &str) -> Json {
-    let mut j = Json::default();
-    j.num("protocol", u64::from(PROTOCOL))
-        .str("lang", "rust")
-        .str("toolchain", TOOLCHAIN)
-        .str("driver", "wirebench-rust")
-        .str("suite", &spec.suite)
-        .str("case", &spec.case)
-        .str("lib", &spec.lib)
-        .raw("params", &pairs_json(&spec.params))
-        .str("role", role);
-    j
-}
-
-fn print_result(spec: &RunSpec, role: &str, s: &Samples) {
-    let mut j = header(spec, role);
-    let metric = |unit: &str, samples: &[u64]| {
-        let mut m = Json::default();
-        m.str("unit", unit)
-            .num("iters", spec.iters)
-            .list("samples", samples);
-        m.text()
+    let Some(suite) = registry::find_suite(args.get("suite")) else {
+        return Err(usage(format!(
+            "unknown suite '{}' (one of: {names})",
+            args.get("suite")
+        )));
     };
-    let mut metrics = Json::default();
-    metrics
-        .raw("time", &metric("ns", &s.ns))
-        .raw("bytes", &metric("B", &s.bytes));
-    j.num("warmup", spec.warmup)
-        .raw("metrics", &metrics.text())
-        .list("check", &s.check)
-        .boolean("verified", true)
-        .num("responses_checked", s.responses)
-        .raw("versions", &pairs_json(&spec.versions));
-    print_line(&j.text());
+    suite.run(&args)
 }
 
-// ---- running ----------------------------------------------------------------------------
-
-/// The timing loop shared by every rpc mode on the client side: the generator is reset at
-/// the start of the warm-up and of every sample; only the sample's iterations are timed.
-fn time_rpc(
-    spec: &RunSpec,
-    mut step: impl FnMut(&mut Rng, u64, &mut Tally) -> cases::Res<()>,
-) -> Result<Samples, Error> {
-    let mut s = Samples::default();
-    let mut rng = Rng::new();
-    if spec.warmup > 0 {
-        let mut warm = Tally::default();
-        rng.reset();
-        step(&mut rng, spec.warmup, &mut warm)?;
-        s.responses += warm.responses;
-    }
-    for _ in 0..spec.samples {
-        let mut t = Tally::default();
-        rng.reset();
-        let t0 = Instant::now();
-        step(&mut rng, spec.iters, &mut t)?;
-        let elapsed = t0.elapsed();
-        s.ns.push(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));
-        s.bytes.push(t.bytes);
-        s.check.push(t.check as i64);
-        s.responses += t.responses;
-    }
-    Ok(s)
-}
-
-fn make_cell(spec: &RunSpec) -> Result<Box<dyn RpcCell>, Error> {
-    let lib = registry::find_rpc_lib(&spec.lib).expect("validated");
-    (lib.make)(&spec.case, &spec.compression, spec.reuse).ok_or_else(|| {
-        usage(format!(
-            "combination not supported: {} {}",
-            spec.lib, spec.case
-        ))
-    })
-}
-
-fn run_client(
-    spec: &RunSpec,
-    cell: &mut dyn RpcCell,
-    in_fd: i32,
-    out_fd: i32,
-) -> Result<Samples, Error> {
-    cell.open_client(in_fd, out_fd);
-    let s = if spec.mode == "pipe" {
-        time_rpc(spec, |r, n, t| cell.pipe(r, n, t))?
-    } else {
-        time_rpc(spec, |r, n, t| cell.pipe_async(r, n, t))?
-    };
-    cell.close_client()?;
-    Ok(s)
-}
-
-fn check_fd(fd: i32, flag: &str) -> Result<(), Error> {
-    if !std::path::Path::new(&format!("/proc/self/fd/{fd}")).exists() {
-        return Err(usage(format!("{flag} {fd} is not an open fd")));
-    }
-    Ok(())
-}
-
-fn run_server(spec: &RunSpec) -> Result<(), Error> {
-    let mut cell = make_cell(spec)?;
-    let st = cell.serve(spec.in_fd, spec.out_fd)?;
-    let mut j = header(spec, "server");
-    j.num("requests", st.requests)
-        .num("bytes_in", st.bytes_in)
-        .num("bytes_out", st.bytes_out)
-        .boolean("verified", true)
-        .raw("versions", &pairs_json(&spec.versions));
-    print_line(&j.text());
-    Ok(())
-}
-
-fn raw_fd(fd: impl Into<OwnedFd>) -> i32 {
-    fd.into().into_raw_fd()
-}
-
-/// A pipe cell without --role: a server thread of this process on two pipes, the client
-/// here (see the top of this file).
-fn run_with_server_thread(spec: &RunSpec) -> Result<(), Error> {
-    let (to_server_r, to_server_w) =
-        std::io::pipe().map_err(|e| Error::Fail(format!("pipe() failed: {e}")))?;
-    let (to_client_r, to_client_w) =
-        std::io::pipe().map_err(|e| Error::Fail(format!("pipe() failed: {e}")))?;
-    let (srv_in, srv_out) = (raw_fd(to_server_r), raw_fd(to_client_w));
-    let (cli_in, cli_out) = (raw_fd(to_client_r), raw_fd(to_server_w));
-    let mut server_cell = make_cell(spec)?;
-    let server = std::thread::spawn(move || {
-        if let Err(e) = server_cell.serve(srv_in, srv_out) {
-            eprintln!("wirebench-rust: server: {}", e.0);
-            std::process::exit(1);
-        }
-        // SAFETY: the server's pipe ends, made above, used by nobody else any more.
-        unsafe {
-            drop(OwnedFd::from_raw_fd(srv_in));
-            drop(OwnedFd::from_raw_fd(srv_out));
-        }
-    });
-    let mut cell = make_cell(spec)?;
-    let s = run_client(spec, cell.as_mut(), cli_in, cli_out)?;
-    drop(cell);
-    server
-        .join()
-        .map_err(|_| Error::Fail("the server thread panicked".into()))?;
-    print_result(spec, "local", &s);
-    Ok(())
-}
-
-fn run_memcpy(spec: &RunSpec) -> Result<(), Error> {
-    let block = registry::MEMCPY_BLOCKS
-        .iter()
-        .find(|b| b.0 == spec.block)
-        .expect("validated")
-        .1;
-    let mut cell = limit::MemcpyCell::new(block);
-    let mut s = Samples::default();
-    if spec.warmup > 0 {
-        cell.scramble();
-        cell.copy(spec.warmup);
-        if !cell.verify() {
-            return Err(Error::Fail(
-                "memcpy: the copy differs from the source after the warm-up".into(),
-            ));
-        }
-    }
-    for _ in 0..spec.samples {
-        cell.scramble();
-        let t0 = Instant::now();
-        cell.copy(spec.iters);
-        let elapsed = t0.elapsed();
-        if !cell.verify() {
-            return Err(Error::Fail(
-                "memcpy: the copy differs from the source".into(),
-            ));
-        }
-        s.ns.push(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));
-        s.bytes.push(spec.iters.wrapping_mul(block as u64));
-        s.check.push(block as i64);
-        s.responses += 1; // one comparison per sample
-    }
-    print_result(spec, "local", &s);
-    Ok(())
-}
-
-fn run_command(spec: &RunSpec) -> Result<(), Error> {
-    if spec.suite == "limit" {
-        return run_memcpy(spec);
-    }
-    match spec.role.as_str() {
-        "server" => {
-            check_fd(spec.in_fd, "--in-fd")?;
-            check_fd(spec.out_fd, "--out-fd")?;
-            run_server(spec)
-        }
-        "client" => {
-            check_fd(spec.in_fd, "--in-fd")?;
-            check_fd(spec.out_fd, "--out-fd")?;
-            let mut cell = make_cell(spec)?;
-            let s = run_client(spec, cell.as_mut(), spec.in_fd, spec.out_fd)?;
-            print_result(spec, "client", &s);
-            Ok(())
-        }
-        "" => run_with_server_thread(spec),
-        _ => {
-            let mut cell = make_cell(spec)?;
-            let s = if spec.mode == "object" {
-                time_rpc(spec, |r, n, t| cell.object(r, n, t))?
-            } else {
-                time_rpc(spec, |r, n, t| cell.bytes(r, n, t))?
-            };
-            print_result(spec, "local", &s);
-            Ok(())
-        }
-    }
-}
+// ---- other commands ---------------------------------------------------------------------
 
 fn info() {
     let mut versions = Json::default();
-    versions
-        .str("compiler", COMPILER)
-        .str("capnp", registry::CAPNP_VERSION)
-        .str("prost", registry::PROST_VERSION);
+    versions.str("compiler", COMPILER);
+    let mut seen = Vec::new();
+    for suite in SUITES {
+        for (k, v) in suite.versions() {
+            if !seen.contains(&k) {
+                seen.push(k);
+                versions.str(k, v);
+            }
+        }
+    }
     let mut build = Json::default();
     build
         .str("profile", env!("WB_PROFILE"))
         .str("opt-level", env!("WB_OPT_LEVEL"))
         .str("lto", "fat")
         .str("codegen-units", "1");
+    let suites: Vec<String> = SUITES.iter().map(|s| json::quote(s.name())).collect();
     let mut j = Json::default();
-    j.num("protocol", u64::from(PROTOCOL))
-        .str("lang", "rust")
-        .str("toolchain", TOOLCHAIN)
-        .str("driver", "wirebench-rust")
-        .raw("suites", "[\"rpc\", \"limit\"]")
+    j.num("protocol", json::PROTOCOL)
+        .str("lang", json::LANG)
+        .str("toolchain", json::TOOLCHAIN)
+        .str("driver", json::DRIVER)
+        .raw("suites", &json::list(&suites))
         .raw("versions", &versions.text())
         .raw("build", &build.text());
-    print_line(&j.text());
+    json::print_line(&j.text());
 }
 
+/// One line per cell of every suite.
 fn list() {
     let mut out = std::io::stdout().lock();
-    for line in registry::list_cells() {
-        let _ = writeln!(out, "{line}");
+    for suite in SUITES {
+        for line in suite.list() {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let _ = out.flush();
 }
 
-/// `golden write DIR` and `golden check DIR`: one JSON line per file (src/golden.rs).
+/// `golden write DIR` and `golden check DIR` for the suites that have golden files: one
+/// JSON line per file.
 fn golden_command(argv: &[String]) -> Result<(), Error> {
     let Some(sub) = argv.get(1) else {
         return Err(usage("golden: missing subcommand (write or check)"));
@@ -683,38 +374,46 @@ fn golden_command(argv: &[String]) -> Result<(), Error> {
     if dir.is_empty() {
         return Err(usage(format!("golden {sub}: DIR is empty")));
     }
-    if sub == "write" {
-        golden::golden_write(dir, &mut |f| {
-            let mut j = Json::default();
-            j.str("file", &f.name)
-                .num("messages", f.messages)
-                .num("bytes", f.bytes);
-            print_line(&j.text());
-        })?;
-    } else {
-        golden::golden_check(dir, &mut |f| {
-            let mut j = Json::default();
-            j.str("file", &f.name);
-            if f.skipped {
-                j.boolean("skipped", true);
-            } else {
-                j.num("messages", f.messages).boolean("ok", true);
-            }
-            print_line(&j.text());
-        })?;
+    for golden in SUITES.iter().filter_map(|s| s.golden()) {
+        if sub == "write" {
+            (golden.write)(dir, &mut |f| {
+                let mut j = Json::default();
+                j.str("file", &f.name)
+                    .num("messages", f.messages)
+                    .num("bytes", f.bytes);
+                json::print_line(&j.text());
+            })?;
+        } else {
+            (golden.check)(dir, &mut |f| {
+                let mut j = Json::default();
+                j.str("file", &f.name);
+                if f.skipped {
+                    j.boolean("skipped", true);
+                } else {
+                    j.num("messages", f.messages).boolean("ok", true);
+                }
+                json::print_line(&j.text());
+            })?;
+        }
     }
     Ok(())
 }
 
-const USAGE: &str =
-    "usage: wirebench-rust info | list | run --case C --lib L [cell parameters] --iters N
-         [--samples S] [--warmup W] [--suite S] [--role local|client|server]
-         [--in-fd R --out-fd W]
+/// The usage, from the registry.
+fn usage_text() -> String {
+    let mut s = String::from(
+        "usage: wirebench-rust info | list
+       wirebench-rust run --suite S --case C --lib L [cell parameters] --iters N
+         [--samples S] [--warmup W] [--role local|client|server] [--in-fd R --out-fd W]
+         [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that take them)
        wirebench-rust golden write|check DIR
-  rpc parameters: --mode object|bytes|pipe|pipe-async --compression none|packed
-                  --reuse reuse|no-reuse
-  limit parameters: --block 16KiB|1MiB|64MiB
-";
+",
+    );
+    for suite in SUITES {
+        s.push_str(&suite.usage());
+    }
+    s
+}
 
 fn real_main(argv: &[String]) -> Result<(), Error> {
     let Some(command) = argv.first() else {
@@ -732,10 +431,7 @@ fn real_main(argv: &[String]) -> Result<(), Error> {
             }
             Ok(())
         }
-        "run" => {
-            let spec = validate(&parse_run_flags(&argv[1..])?)?;
-            run_command(&spec)
-        }
+        "run" => run_command(&argv[1..]),
         "golden" => golden_command(argv),
         other => Err(usage(format!("unknown command '{other}'"))),
     }
@@ -746,7 +442,7 @@ fn main() {
     match real_main(&argv) {
         Ok(()) => {}
         Err(Error::Usage(m)) => {
-            eprint!("wirebench-rust: usage error: {m}\n{USAGE}");
+            eprint!("wirebench-rust: usage error: {m}\n{}", usage_text());
             std::process::exit(2);
         }
         Err(Error::Fail(m)) => {

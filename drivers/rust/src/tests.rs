@@ -1,134 +1,173 @@
-//! Golden tests against testdata/rpc (docs/workloads.md): the generator, the first 20
-//! answers of every case with every library in object and bytes modes (both reuse modes),
-//! and the digests of checks.json for small counts.
+//! Tests of the command line and the registry: validation from the registry (messages that
+//! list exactly the registry's values), refusals, and `list` generated from it.
 
-use crate::cases::Tally;
-use crate::registry::RPC_LIBS;
-use crate::rng::Rng;
+use crate::error::Error;
+use crate::registry::{find_suite, SUITES};
+use crate::{parse_run_flags, rpc};
 
-fn testdata(name: &str) -> String {
-    let path = format!("{}/../../testdata/rpc/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn data_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-}
-
-/// The digest as the protocol prints it: the wrapping sum read as i64.
-fn as_digest(v: i128) -> i64 {
-    v as i64
-}
-
-#[test]
-fn generator_matches_golden_file() {
-    let text = testdata("generator.txt");
-    let want: Vec<u32> = data_lines(&text).map(|l| l.parse().unwrap()).collect();
-    assert_eq!(want.len(), 1000);
-    let mut rng = Rng::new();
-    for (i, w) in want.iter().enumerate() {
-        assert_eq!(rng.next_u32(), *w, "output {i}");
+/// The usage message of `run` with these flags (of the rpc suite), or None if they
+/// validate.
+fn refusal<S: AsRef<str>>(args: &[S]) -> Option<String> {
+    let argv: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+    let validated = parse_run_flags(&argv).and_then(|args| {
+        assert_eq!(args.get("suite"), "rpc");
+        crate::validate(&rpc::SUITE, &args).map(|_| ())
+    });
+    match validated {
+        Ok(()) => None,
+        Err(Error::Usage(m)) => Some(m),
+        Err(Error::Fail(m)) => panic!("not a usage error: {m}"),
     }
-    rng.reset();
-    assert_eq!(rng.next_u32(), want[0]);
 }
 
-#[test]
-fn first_twenty_requests_of_every_case_and_lib() {
-    for case in ["carsales", "catrank", "eval"] {
-        let text = testdata(&format!("{case}.txt"));
-        let want: Vec<i64> = data_lines(&text)
-            .map(|l| {
-                let (_, v) = l.split_once(' ').unwrap();
-                as_digest(v.parse::<i128>().unwrap())
-            })
-            .collect();
-        assert_eq!(want.len(), 20);
-        for lib in &RPC_LIBS {
-            for &compression in lib.compressions {
-                for reuse in [true, false] {
-                    for mode in ["object", "bytes"] {
-                        if mode == "object" && compression != "none" {
-                            continue;
-                        }
-                        let mut cell = (lib.make)(case, compression, reuse).unwrap();
-                        let mut rng = Rng::new();
-                        for (i, w) in want.iter().enumerate() {
-                            let mut t = Tally::default();
-                            let r = if mode == "object" {
-                                cell.object(&mut rng, 1, &mut t)
-                            } else {
-                                cell.bytes(&mut rng, 1, &mut t)
-                            };
-                            if let Err(e) = r {
-                                panic!("{case} {} {mode} {compression} {reuse}: {}", lib.name, e.0);
-                            }
-                            assert_eq!(
-                                t.check as i64, *w,
-                                "{case} {} {mode} {compression} reuse={reuse} request {i}",
-                                lib.name
-                            );
-                            assert_eq!(t.responses, 1);
-                        }
-                    }
-                }
-            }
+const GOOD: [&str; 14] = [
+    "--suite",
+    "rpc",
+    "--case",
+    "eval",
+    "--lib",
+    "capnp",
+    "--mode",
+    "bytes",
+    "--compression",
+    "packed",
+    "--reuse",
+    "reuse",
+    "--iters",
+    "1",
+];
+
+/// GOOD with the value of `flag` replaced, or the flag left out (None).
+fn with(flag: &str, value: Option<&str>) -> Vec<String> {
+    let mut args = Vec::new();
+    for pair in GOOD.chunks(2) {
+        if pair[0] != flag {
+            args.extend(pair.iter().map(|a| a.to_string()));
+        } else if let Some(v) = value {
+            args.extend([pair[0].to_string(), v.to_string()]);
         }
     }
+    args
 }
 
-/// `"N": V` pairs of one case's object in checks.json (a flat, known layout).
-fn checks(case: &str) -> Vec<(u64, i64)> {
-    let text = testdata("checks.json");
-    let start = text
-        .find(&format!("\"{case}\""))
-        .expect("case in checks.json");
-    let body = &text[start..];
-    let open = body.find('{').unwrap();
-    let close = body.find('}').unwrap();
-    body[open + 1..close]
-        .split(',')
-        .filter_map(|kv| {
-            let (k, v) = kv.split_once(':')?;
-            let k = k.trim().trim_matches('"').parse().ok()?;
-            let v: i128 = v.trim().parse().ok()?;
-            Some((k, as_digest(v)))
+/// GOOD and more flags.
+fn and(more: &[&str]) -> Vec<String> {
+    GOOD.iter().chain(more).map(|a| a.to_string()).collect()
+}
+
+#[test]
+fn a_good_run_validates() {
+    assert_eq!(refusal(&GOOD), None);
+}
+
+#[test]
+fn unknown_lib_lists_exactly_the_registry_libraries() {
+    let names: Vec<&str> = rpc::SUITE.libs.iter().map(|l| l.name).collect();
+    assert!(names.len() >= 3);
+    let m = refusal(&with("--lib", Some("nope"))).unwrap();
+    assert_eq!(
+        m,
+        format!(
+            "unknown lib 'nope' for suite rpc (one of: {})",
+            names.join(", ")
+        )
+    );
+    let m = refusal(&with("--lib", None)).unwrap();
+    assert_eq!(m, format!("missing --lib (one of: {})", names.join(", ")));
+}
+
+#[test]
+fn an_illegal_parameter_value_lists_the_legal_ones() {
+    let m = refusal(&with("--mode", Some("telepathy"))).unwrap();
+    assert_eq!(
+        m,
+        "unknown value for --mode: 'telepathy' (one of: object, bytes, pipe, pipe-async)"
+    );
+    // A value of the suite that the library does not support: the library's values.
+    let m = refusal(&with("--lib", Some("protobuf"))).unwrap();
+    assert_eq!(
+        m,
+        "unknown value for --compression: 'packed' for lib protobuf (one of: none)"
+    );
+    let m = refusal(&with("--reuse", None)).unwrap();
+    assert_eq!(m, "missing --reuse (one of: reuse, no-reuse)");
+}
+
+#[test]
+fn object_mode_has_no_compression() {
+    let m = refusal(&with("--mode", Some("object"))).unwrap();
+    assert_eq!(m, "compression packed does not apply to mode object");
+}
+
+#[test]
+fn a_parameter_of_another_suite_is_refused() {
+    let m = refusal(&and(&["--block", "1MiB"])).unwrap();
+    assert_eq!(
+        m,
+        "flag --block is not a parameter of suite rpc (its parameters: mode, compression, reuse)"
+    );
+}
+
+#[test]
+fn a_fixture_is_refused_by_a_suite_that_takes_none() {
+    for fixture in ["--input", "--work-dir", "--out-dir"] {
+        let m = refusal(&and(&[fixture, "/tmp/x"])).unwrap();
+        assert_eq!(
+            m,
+            format!(
+                "flag {fixture} is a fixture that suite rpc does not take (its fixtures: none)"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_flag_of_no_suite_is_unknown() {
+    assert_eq!(
+        refusal(&and(&["--colour", "blue"])).unwrap(),
+        "unknown flag --colour"
+    );
+}
+
+#[test]
+fn a_case_of_another_suite_is_not_in_the_suite() {
+    let m = refusal(&with("--case", Some("memcpy"))).unwrap();
+    assert_eq!(
+        m,
+        "case 'memcpy' is not in suite rpc (one of: carsales, catrank, eval)"
+    );
+}
+
+#[test]
+fn suites_are_found_by_name_only() {
+    let names: Vec<&str> = SUITES.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["rpc", "limit"]);
+    assert!(find_suite("rpc").is_some());
+    assert!(find_suite("memcpy").is_none());
+}
+
+#[test]
+fn list_has_a_line_per_cell_of_each_suite_and_no_refused_cell() {
+    let rpc_lines = SUITES[0].list();
+    let expected: usize = rpc::SUITE
+        .libs
+        .iter()
+        .map(|l| {
+            // object: one compression (none); the other modes: every compression.
+            let compressions = l.values(&rpc::SUITE.params[1]).len();
+            rpc::SUITE.cases.len() * 2 * (1 + 3 * compressions)
         })
-        .collect()
-}
-
-#[test]
-fn digests_match_checks_json() {
-    for case in ["carsales", "catrank", "eval"] {
-        let table = checks(case);
-        assert!(!table.is_empty());
-        for lib in &RPC_LIBS {
-            for (n, want) in &table {
-                if *n > 1000 {
-                    continue; // the large counts are for the harness
-                }
-                let mut cell = (lib.make)(case, "none", true).unwrap();
-                let mut rng = Rng::new();
-                let mut t = Tally::default();
-                cell.bytes(&mut rng, *n, &mut t).unwrap();
-                assert_eq!(t.check as i64, *want, "{case} {} n={n}", lib.name);
-                assert_eq!(t.responses, *n);
-            }
-        }
-    }
-}
-
-#[test]
-fn eval_arithmetic_edge_cases() {
-    use crate::cases::apply;
-    assert_eq!(apply(3, i32::MIN, -1), i32::MAX);
-    assert_eq!(apply(4, i32::MIN, -1), i32::MAX);
-    assert_eq!(apply(3, 7, 0), i32::MAX);
-    assert_eq!(apply(4, 7, 0), i32::MAX);
-    assert_eq!(apply(3, -7, 2), -3);
-    assert_eq!(apply(4, -7, 2), -1);
-    assert_eq!(apply(0, i32::MAX, 1), i32::MIN);
-    assert_eq!(apply(2, 65536, 65536), 0);
+        .sum();
+    assert_eq!(rpc_lines.len(), expected);
+    assert!(rpc_lines
+        .iter()
+        .all(|l| !(l.contains("\"object\"") && l.contains("\"packed\""))));
+    assert_eq!(
+        SUITES[1].list(),
+        [
+            "{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", \"params\": {\"block\": \"16KiB\"}}",
+            "{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", \"params\": {\"block\": \"1MiB\"}}",
+            "{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", \"params\": {\"block\": \"64MiB\"}}",
+        ]
+    );
 }

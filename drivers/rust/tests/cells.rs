@@ -1,5 +1,6 @@
-//! Runs the built driver: `list`, every listed cell briefly, the server role on stdin/stdout
-//! (clean end of file, corrupt and truncated messages) and usage errors.
+//! Runs the built driver: `info`, `list`, every listed cell briefly (protocol 2 results),
+//! the server role on stdin/stdout (clean end of file, corrupt and truncated messages) and
+//! usage errors.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -26,37 +27,80 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
     }
 }
 
+/// The first line of a usage error's stderr: the message, without the usage text after it
+/// (which names every flag and value, so any needle would be found there).
+fn usage_message(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().next().unwrap_or("").to_string();
+    assert!(
+        first.starts_with("wirebench-rust: usage error: "),
+        "not a usage error: {err}"
+    );
+    first
+}
+
 #[test]
-fn every_listed_cell_runs() {
-    // How many cells is the registry's business: the harness holds every driver to the
-    // C++ driver's list.
+fn info_says_protocol_2_toolchain_and_suites() {
+    let out = run(&["info"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert_eq!(field(&text, "protocol"), "2");
+    assert_eq!(field(&text, "lang"), "rust");
+    assert_eq!(field(&text, "toolchain"), "rustc");
+    assert!(text.contains("\"suites\": [\"rpc\", \"limit\"]"), "{text}");
+}
+
+/// The totals of one metric or the digests, one per sample: the list after `key`.
+fn per_sample(result: &str, key: &str) -> Vec<u64> {
+    let at = result
+        .find(key)
+        .unwrap_or_else(|| panic!("{key} in {result}"))
+        + key.len();
+    let list = &result[at..at + result[at..].find(']').unwrap()];
+    list.split(", ")
+        .map(|v| v.parse::<i64>().unwrap() as u64)
+        .collect()
+}
+
+/// Every cell of `list` runs, verifies and prints a protocol 2 result: one JSON line with
+/// the driver's identity, the cell as listed, named metrics of one total per sample, one
+/// check per sample, and every response checked (warm-up included). How many cells there
+/// are is the registry's business: the harness holds every driver to the C++ driver's list.
+#[test]
+fn every_listed_cell_runs_and_prints_a_protocol_2_result() {
     let out = run(&["list"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(!lines.is_empty());
+    let (iters, samples, warmup) = (3u64, 2usize, 1u64);
     for line in lines {
+        let suite = field(line, "suite");
         let mut args = vec![
             "run".to_string(),
             "--suite".into(),
-            field(line, "suite").into(),
+            suite.into(),
             "--case".into(),
             field(line, "case").into(),
             "--lib".into(),
             field(line, "lib").into(),
         ];
-        if field(line, "suite") == "rpc" {
-            for p in ["mode", "compression", "reuse"] {
-                args.push(format!("--{p}"));
-                args.push(field(line, p).into());
-            }
-        } else {
-            args.push("--block".into());
-            args.push(field(line, "block").into());
+        let params_at = line.find("\"params\": {").unwrap() + "\"params\": {".len();
+        let params = &line[params_at..line.len() - 2];
+        for kv in params.split(", ") {
+            let (k, v) = kv.split_once(": ").unwrap();
+            args.push(format!("--{}", k.trim_matches('"')));
+            args.push(v.trim_matches('"').into());
         }
-        for a in ["--iters", "3", "--samples", "2", "--warmup", "1"] {
-            args.push(a.into());
-        }
+        args.extend([
+            "--iters".to_string(),
+            iters.to_string(),
+            "--samples".into(),
+            samples.to_string(),
+            "--warmup".into(),
+            warmup.to_string(),
+        ]);
         let out = Command::new(BIN).args(&args).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -66,14 +110,45 @@ fn every_listed_cell_runs() {
         );
         let result: Vec<&str> = stdout.lines().collect();
         assert_eq!(result.len(), 1, "{args:?}: {stdout}");
-        assert_eq!(field(result[0], "verified"), "true", "{args:?}");
-        assert_eq!(field(result[0], "lang"), "rust");
-        assert_eq!(field(result[0], "toolchain"), "rustc");
-        assert_eq!(field(result[0], "protocol"), "2");
-        let time = &result[0][result[0].find("\"time\": {").expect("metric time")..];
-        assert!(time.contains("\"iters\": 3, \"samples\": ["), "{time}");
-        if field(line, "suite") == "rpc" {
-            assert_eq!(field(result[0], "responses_checked"), "7", "{args:?}");
+        let r = result[0];
+        assert_eq!(field(r, "protocol"), "2", "{r}");
+        assert_eq!(field(r, "lang"), "rust");
+        assert_eq!(field(r, "toolchain"), "rustc");
+        assert_eq!(field(r, "driver"), "wirebench-rust");
+        assert_eq!(field(r, "verified"), "true", "{args:?}");
+        assert_eq!(field(r, "role"), "local");
+        assert_eq!(field(r, "warmup"), warmup.to_string());
+        assert!(r.contains(&format!("\"params\": {{{params}}}")), "{r}");
+        assert!(!r.contains("samples_ns"), "a protocol 1 key in {r}");
+        let time = per_sample(
+            r,
+            "\"time\": {\"unit\": \"ns\", \"iters\": 3, \"samples\": [",
+        );
+        let bytes = per_sample(
+            r,
+            "\"bytes\": {\"unit\": \"B\", \"iters\": 3, \"samples\": [",
+        );
+        let check = per_sample(r, "\"check\": [");
+        assert_eq!(time.len(), samples, "{r}");
+        assert_eq!(bytes.len(), samples, "{r}");
+        assert_eq!(check.len(), samples, "{r}");
+        // The generator is reset before every sample: every sample does the same work.
+        assert!(check.iter().all(|c| *c == check[0]), "{r}");
+        assert!(bytes.iter().all(|b| *b == bytes[0]), "{r}");
+        if suite == "rpc" {
+            let checked = warmup + iters * samples as u64;
+            assert_eq!(field(r, "responses_checked"), checked.to_string(), "{r}");
+            assert_eq!(bytes[0] == 0, field(line, "mode") == "object", "{r}");
+        } else {
+            let block: u64 = match field(line, "block") {
+                "16KiB" => 16 << 10,
+                "1MiB" => 1 << 20,
+                "64MiB" => 64 << 20,
+                b => panic!("block {b}"),
+            };
+            assert_eq!(check[0], block, "{r}");
+            assert_eq!(bytes[0], block * iters, "{r}");
+            assert_eq!(field(r, "responses_checked"), samples.to_string(), "{r}");
         }
     }
 }
@@ -152,124 +227,125 @@ fn corrupt_or_truncated_message_to_server_exits_1() {
             "{lib} {compression} {input:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(!out.stderr.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("wirebench-rust: error: "), "{err}");
     }
+}
+
+/// A good rpc run with these flags replaced, left out (value None) or added.
+fn good_with(changes: &[(&str, Option<&str>)]) -> Vec<String> {
+    const GOOD: [(&str, &str); 8] = [
+        ("--suite", "rpc"),
+        ("--case", "eval"),
+        ("--lib", "capnp"),
+        ("--mode", "bytes"),
+        ("--compression", "none"),
+        ("--reuse", "reuse"),
+        ("--iters", "1"),
+        ("--samples", "1"),
+    ];
+    let mut args = vec!["run".to_string()];
+    for (flag, value) in GOOD {
+        match changes.iter().find(|(f, _)| *f == flag) {
+            None => args.extend([flag.to_string(), value.to_string()]),
+            Some((_, Some(v))) => args.extend([flag.to_string(), v.to_string()]),
+            Some((_, None)) => {}
+        }
+    }
+    for (flag, value) in changes {
+        if !GOOD.iter().any(|(f, _)| f == flag) {
+            args.push(flag.to_string());
+            args.extend(value.map(str::to_string));
+        }
+    }
+    args
+}
+
+/// The usage errors below differ from this run by what they name.
+#[test]
+fn the_good_run_of_the_usage_tests_runs() {
+    let out = Command::new(BIN).args(good_with(&[])).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn usage_errors_exit_2_and_name_the_problem() {
-    let cases: [(&[&str], &str); 10] = [
-        (&["frobnicate"], "frobnicate"),
+    let limit = |block: &str| -> Vec<String> {
+        [
+            "run", "--suite", "limit", "--case", "memcpy", "--lib", "memcpy", "--block", block,
+            "--iters", "1",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["frobnicate".into()], "unknown command 'frobnicate'"),
+        (good_with(&[("--bogus", Some("1"))]), "unknown flag --bogus"),
         (
-            &[
-                "run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--bogus", "1",
-            ],
-            "--bogus",
+            good_with(&[("--suite", None)]),
+            "missing --suite (one of: rpc, limit)",
         ),
         (
-            &[
-                "run", "--suite", "rpc", "--case", "eval", "--lib", "nope", "--mode", "bytes",
-            ],
+            good_with(&[("--suite", Some("codec"))]),
+            "unknown suite 'codec' (one of: rpc, limit)",
+        ),
+        (
+            good_with(&[("--suite", Some("limit"))]),
+            "flag --mode is not a parameter of suite limit (its parameters: block)",
+        ),
+        (
+            good_with(&[("--case", Some("memcpy"))]),
+            "case 'memcpy' is not in suite rpc (one of: carsales, catrank, eval)",
+        ),
+        (
+            good_with(&[("--lib", Some("nope"))]),
             "unknown lib 'nope' for suite rpc (one of: capnp, protobuf, null)",
         ),
         (
-            &["run", "--case", "eval", "--lib", "capnp", "--mode", "bytes"],
-            "missing --suite",
+            good_with(&[
+                ("--lib", Some("protobuf")),
+                ("--compression", Some("packed")),
+            ]),
+            "unknown value for --compression: 'packed' for lib protobuf (one of: none)",
         ),
         (
-            &[
-                "run", "--suite", "limit", "--case", "eval", "--lib", "capnp",
-            ],
-            "for suite limit",
+            good_with(&[("--block", Some("1MiB"))]),
+            "flag --block is not a parameter of suite rpc \
+             (its parameters: mode, compression, reuse)",
         ),
         (
-            &[
-                "run",
-                "--suite",
-                "rpc",
-                "--case",
-                "eval",
-                "--lib",
-                "capnp",
-                "--out-dir",
-                "/tmp",
-            ],
-            "--out-dir is a fixture suite rpc does not take",
+            good_with(&[("--input", Some("/etc/hostname"))]),
+            "flag --input is a fixture that suite rpc does not take (its fixtures: none)",
         ),
         (
-            &[
-                "run",
-                "--suite",
-                "rpc",
-                "--case",
-                "eval",
-                "--lib",
-                "capnp",
-                "--mode",
-                "bytes",
-                "--compression",
-                "none",
-                "--reuse",
-                "reuse",
-                "--block",
-                "1MiB",
-                "--iters",
-                "1",
-            ],
-            "--block is not a parameter of suite rpc",
+            good_with(&[("--out-dir", Some("/tmp"))]),
+            "flag --out-dir is a fixture that suite rpc does not take (its fixtures: none)",
         ),
         (
-            &[
-                "run",
-                "--suite",
-                "rpc",
-                "--case",
-                "eval",
-                "--lib",
-                "protobuf",
-                "--mode",
-                "bytes",
-                "--compression",
-                "packed",
-                "--reuse",
-                "reuse",
-                "--iters",
-                "1",
-            ],
-            "packed",
+            good_with(&[("--iters", Some("x"))]),
+            "bad value for --iters: 'x' (want a decimal integer)",
         ),
         (
-            &[
-                "run",
-                "--suite",
-                "rpc",
-                "--case",
-                "eval",
-                "--lib",
-                "capnp",
-                "--mode",
-                "bytes",
-                "--compression",
-                "none",
-                "--reuse",
-                "reuse",
-                "--iters",
-                "x",
-            ],
-            "--iters",
+            good_with(&[("--mode", Some("pipe")), ("--role", Some("local"))]),
+            "--role local is not possible with --mode pipe",
         ),
         (
-            &[
-                "run", "--suite", "limit", "--case", "memcpy", "--lib", "memcpy", "--block",
-                "3KiB", "--iters", "1",
-            ],
-            "3KiB",
+            limit("3KiB"),
+            "unknown value for --block: '3KiB' (one of: 16KiB, 1MiB, 64MiB)",
         ),
     ];
-    for (args, needle) in cases {
-        let out = run(args);
+    for (args, message) in cases {
+        let out = Command::new(BIN).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let got = usage_message(&out);
+        assert!(
+            got.starts_with(&format!("wirebench-rust: usage error: {message}")),
+            "{args:?}: {got}"
+        );
     }
 }

@@ -10,24 +10,43 @@
 //!  - bytes: messages go through a kept 1 MiB word-aligned byte buffer (in both reuse
 //!    modes, as in the C++ driver), read back with read_message_from_flat_slice (unpacked)
 //!    or serialize_packed::read_message(_no_alloc).
-//!  - pipe: std's BufWriter over the fd (flushed after every message) and BufReader over
-//!    the fd; bytes are counted at the fd (every byte written plus every byte read).
+//!  - pipe: std's BufWriter over the fd (8 KiB, flushed after every message: a message is
+//!    written in pieces) and BufReader over the fd (8 KiB); bytes are counted at the fd.
 //!  - catrank text: `text::Reader::to_str()` (UTF-8 validation, fast on ASCII) then
 //!    `str::contains`; a foreign peer's non-UTF-8 snippet is a corrupt message.
 
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, Write};
 use std::marker::PhantomData;
 
 use capnp::message::{self, Allocator, ReaderOptions, ScratchSpaceHeapAllocator};
 use capnp::traits::Owned;
 use capnp::{serialize, serialize_packed, Word};
 
+use super::{cases, Cell, Library, Term};
 use crate::carsales_capnp as cs;
-use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
 use crate::catrank_capnp as cr;
+use crate::error::{Failure, Res};
 use crate::eval_capnp as ev;
-use crate::io::{pipe_async, CountingReader, CountingWriter};
 use crate::rng::Rng;
+
+/// The capnp crate's version (Cargo.lock), for results' provenance.
+pub const VERSION: &str = env!("WB_CAPNP_VERSION");
+
+impl From<capnp::Error> for Failure {
+    fn from(e: capnp::Error) -> Self {
+        Failure(format!("Cap'n Proto: {e}"))
+    }
+}
+impl From<capnp::NotInSchema> for Failure {
+    fn from(e: capnp::NotInSchema) -> Self {
+        Failure(format!("Cap'n Proto: {e}"))
+    }
+}
+impl From<std::str::Utf8Error> for Failure {
+    fn from(e: std::str::Utf8Error) -> Self {
+        Failure(format!("text is not UTF-8: {e}"))
+    }
+}
 
 // ---- cases ------------------------------------------------------------------------------
 
@@ -304,7 +323,7 @@ fn scratch_bytes() -> &'static mut [u8] {
 }
 
 /// Builder memory: kept scratch (reuse) or a fresh heap allocator (no-reuse).
-pub trait Mem: Send {
+pub trait Mem: Send + 'static {
     type A<'a>: Allocator
     where
         Self: 'a;
@@ -464,12 +483,13 @@ fn read_stream<T: Owned, X, R: std::io::BufRead>(
     })
 }
 
-// ---- the cell ---------------------------------------------------------------------------
+// ---- the library ------------------------------------------------------------------------
 
-pub struct Cell<C: Case, M: Mem, const PACKED: bool> {
+pub struct Capnp<C: Case, M: Mem, const PACKED: bool> {
     // s1..s6 play the C++ driver's six scratch spaces: client request builder, request
     // bytes, server request reader, server response builder, response bytes, client
-    // response reader (pipe: s2r is the client's reader scratch).
+    // response reader (pipe: r2 is the reader's scratch, of responses on the client and of
+    // requests on the server, whose response builder is s1).
     s1: M,
     s4: M,
     s2: &'static mut [u8],
@@ -478,14 +498,12 @@ pub struct Cell<C: Case, M: Mem, const PACKED: bool> {
     r6: &'static mut [u8],
     r2: &'static mut [u8],
     snippet: String,
-    input: Option<BufReader<CountingReader>>,
-    output: Option<BufWriter<CountingWriter>>,
     _case: PhantomData<fn() -> C>,
 }
 
-impl<C: Case, M: Mem, const PACKED: bool> Cell<C, M, PACKED> {
-    pub fn new() -> Self {
-        Cell {
+impl<C: Case, M: Mem, const PACKED: bool> Default for Capnp<C, M, PACKED> {
+    fn default() -> Self {
+        Capnp {
             s1: M::new(),
             s4: M::new(),
             s2: scratch_bytes(),
@@ -494,8 +512,6 @@ impl<C: Case, M: Mem, const PACKED: bool> Cell<C, M, PACKED> {
             r6: scratch_bytes(),
             r2: scratch_bytes(),
             snippet: String::with_capacity(512),
-            input: None,
-            output: None,
             _case: PhantomData,
         }
     }
@@ -509,25 +525,19 @@ fn reader_scratch<M: Mem>(s: &mut [u8]) -> Option<&mut [u8]> {
     }
 }
 
-fn counts(i: &Option<BufReader<CountingReader>>, o: &Option<BufWriter<CountingWriter>>) -> u64 {
-    i.as_ref().map_or(0, |r| r.get_ref().count) + o.as_ref().map_or(0, |w| w.get_ref().count)
-}
+impl<C: Case, M: Mem, const PACKED: bool> Library for Capnp<C, M, PACKED> {
+    type E = C::E;
 
-impl<C: Case, M: Mem, const PACKED: bool> RpcCell for Cell<C, M, PACKED> {
-    fn object(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        for _ in 0..iters {
-            let mut rq = message::Builder::new(self.s1.alloc());
-            let expected = C::setup(rng, &mut self.snippet, rq.init_root())?;
-            let mut rs = message::Builder::new(self.s4.alloc());
-            C::handle(rq.get_root_as_reader()?, rs.init_root())?;
-            expect(C::answer(rs.get_root_as_reader()?)?, expected)?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
-        }
-        Ok(())
+    fn object(&mut self, rng: &mut Rng) -> Res<(C::E, C::E)> {
+        let mut rq = message::Builder::new(self.s1.alloc());
+        let expected = C::setup(rng, &mut self.snippet, rq.init_root())?;
+        let mut rs = message::Builder::new(self.s4.alloc());
+        C::handle(rq.get_root_as_reader()?, rs.init_root())?;
+        let answer = C::answer(rs.get_root_as_reader()?)?;
+        Ok((expected, answer))
     }
 
-    fn bytes(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
+    fn bytes(&mut self, rng: &mut Rng) -> Res<(C::E, C::E, u64)> {
         let Self {
             s1,
             s4,
@@ -538,190 +548,57 @@ impl<C: Case, M: Mem, const PACKED: bool> RpcCell for Cell<C, M, PACKED> {
             snippet,
             ..
         } = self;
-        for _ in 0..iters {
-            let mut rq = message::Builder::new(s1.alloc());
-            let expected = C::setup(rng, snippet, rq.init_root())?;
-            let n = write_bytes(PACKED, s2, &rq)?;
-            t.bytes += n as u64;
-            read_bytes::<C::Req, ()>(PACKED, &s2[..n], reader_scratch::<M>(r3), |req| {
+        let mut rq = message::Builder::new(s1.alloc());
+        let expected = C::setup(rng, snippet, rq.init_root())?;
+        let n = write_bytes(PACKED, s2, &rq)?;
+        let (answer, m) =
+            read_bytes::<C::Req, _>(PACKED, &s2[..n], reader_scratch::<M>(r3), |req| {
                 let mut rs = message::Builder::new(s4.alloc());
                 C::handle(req, rs.init_root())?;
                 let m = write_bytes(PACKED, s5, &rs)?;
-                t.bytes += m as u64;
-                read_bytes::<C::Resp, ()>(PACKED, &s5[..m], reader_scratch::<M>(r6), |resp| {
-                    expect(C::answer(resp)?, expected)
-                })
+                let answer =
+                    read_bytes::<C::Resp, _>(PACKED, &s5[..m], reader_scratch::<M>(r6), C::answer)?;
+                Ok((answer, m))
             })?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
-        }
-        Ok(())
+        Ok((expected, answer, (n + m) as u64))
     }
 
-    fn open_client(&mut self, in_fd: i32, out_fd: i32) {
-        self.input = Some(BufReader::new(CountingReader::from_fd(in_fd, true)));
-        self.output = Some(BufWriter::new(CountingWriter::from_fd(out_fd, true)));
-    }
-
-    fn pipe(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let before = counts(&self.input, &self.output);
-        let Self {
-            s1,
-            r2,
-            snippet,
-            input,
-            output,
-            ..
-        } = self;
-        let input = input.as_mut().expect("client not open");
-        let output = output.as_mut().expect("client not open");
-        for _ in 0..iters {
-            let expected = {
-                let mut rq = message::Builder::new(s1.alloc());
-                let e = C::setup(rng, snippet, rq.init_root())?;
-                write_to(PACKED, &mut *output, &rq)?;
-                output.flush()?;
-                e
-            };
-            read_stream::<C::Resp, (), _>(PACKED, input, reader_scratch::<M>(r2), |resp| {
-                expect(C::answer(resp)?, expected)
-            })?
-            .ok_or_else(|| Failure::new("unexpected end of file before a response"))?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
-        }
-        t.bytes += counts(&self.input, &self.output) - before;
-        Ok(())
-    }
-
-    fn pipe_async(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let before = counts(&self.input, &self.output);
-        let Self {
-            s1,
-            r2,
-            snippet,
-            input,
-            output,
-            ..
-        } = self;
-        let input = input.as_mut().expect("client not open");
-        let output = output.as_mut().expect("client not open");
-        let tally = &mut *t;
-        pipe_async(
-            iters,
-            || {
-                let mut rq = message::Builder::new(s1.alloc());
-                let e = C::setup(rng, snippet, rq.init_root())?;
-                write_to(PACKED, &mut *output, &rq)?;
-                output.flush()?;
-                Ok(e)
-            },
-            |expected| {
-                read_stream::<C::Resp, (), _>(PACKED, input, reader_scratch::<M>(r2), |resp| {
-                    expect(C::answer(resp)?, expected)
-                })?
-                .ok_or_else(|| Failure::new("unexpected end of file before a response"))?;
-                tally.check = tally.check.wrapping_add(expected.term());
-                tally.responses += 1;
-                Ok(())
-            },
-        );
-        t.bytes += counts(&self.input, &self.output) - before;
-        Ok(())
-    }
-
-    fn close_client(&mut self) -> Res<()> {
-        if let Some(mut o) = self.output.take() {
-            o.flush()?;
-        }
-        self.input = None;
-        Ok(())
-    }
-
-    fn serve(&mut self, in_fd: i32, out_fd: i32) -> Res<ServerStats> {
-        let mut input = BufReader::new(CountingReader::from_fd(in_fd, false));
-        let mut output = BufWriter::new(CountingWriter::from_fd(out_fd, false));
-        let mut stats = ServerStats::default();
-        self.serve_from(&mut input, &mut output, &mut stats)?;
-        stats.bytes_in = input.get_ref().count;
-        stats.bytes_out = output.get_ref().count;
-        Ok(stats)
-    }
-
-    fn serve_stream(
-        &mut self,
-        input: &mut dyn Read,
-        output: &mut dyn Write,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
-        let mut input = BufReader::new(input);
-        let mut output = BufWriter::new(output);
-        self.serve_from(&mut input, &mut output, stats)
-    }
-
-    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
-        let mut output = BufWriter::new(output);
-        let mut expectations = Vec::new();
-        for _ in 0..n {
-            let mut rq = message::Builder::new(self.s1.alloc());
-            expectations.push(C::setup(rng, &mut self.snippet, rq.init_root())?.term());
-            write_to(PACKED, &mut output, &rq)?;
-        }
+    fn send(&mut self, rng: &mut Rng, output: &mut impl Write) -> Res<C::E> {
+        let mut rq = message::Builder::new(self.s1.alloc());
+        let expected = C::setup(rng, &mut self.snippet, rq.init_root())?;
+        write_to(PACKED, &mut *output, &rq)?;
         output.flush()?;
-        Ok(expectations)
+        Ok(expected)
     }
 
-    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
-        let mut input = BufReader::new(input);
-        while let Some(a) =
-            read_stream::<C::Resp, _, _>(PACKED, &mut input, reader_scratch::<M>(self.r2), |r| {
-                Ok(C::answer(r)?.term())
-            })?
-        {
-            answers.push(a);
-        }
-        Ok(())
+    fn receive(&mut self, input: &mut impl BufRead) -> Res<Option<C::E>> {
+        read_stream::<C::Resp, _, _>(PACKED, input, reader_scratch::<M>(self.r2), C::answer)
     }
-}
 
-impl<C: Case, M: Mem, const PACKED: bool> Cell<C, M, PACKED> {
-    /// The server loop of `serve` and `serve_stream`; flushes `output` at the end.
-    fn serve_from<R: BufRead, W: Write>(
-        &mut self,
-        input: &mut R,
-        output: &mut W,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
+    fn serve(&mut self, input: &mut impl BufRead, output: &mut impl Write) -> Res<bool> {
         let Self { s1, r2, .. } = self;
-        loop {
-            let got =
-                read_stream::<C::Req, (), _>(PACKED, input, reader_scratch::<M>(r2), |req| {
-                    let mut rs = message::Builder::new(s1.alloc());
-                    C::handle(req, rs.init_root())?;
-                    write_to(PACKED, &mut *output, &rs)?;
-                    output.flush()?;
-                    Ok(())
-                })?;
-            if got.is_none() {
-                break;
-            }
-            stats.requests += 1;
-        }
-        output.flush()?;
-        Ok(())
+        let served = read_stream::<C::Req, (), _>(PACKED, input, reader_scratch::<M>(r2), |req| {
+            let mut rs = message::Builder::new(s1.alloc());
+            C::handle(req, rs.init_root())?;
+            write_to(PACKED, &mut *output, &rs)?;
+            output.flush()?;
+            Ok(())
+        })?;
+        Ok(served.is_some())
     }
 }
 
-fn make_for<C: Case>(packed: bool, reuse: bool) -> Box<dyn RpcCell> {
+fn make_for<C: Case>(packed: bool, reuse: bool) -> Box<dyn Cell> {
     match (packed, reuse) {
-        (true, true) => Box::new(Cell::<C, Reuse, true>::new()),
-        (true, false) => Box::new(Cell::<C, Fresh, true>::new()),
-        (false, true) => Box::new(Cell::<C, Reuse, false>::new()),
-        (false, false) => Box::new(Cell::<C, Fresh, false>::new()),
+        (true, true) => super::cell::<Capnp<C, Reuse, true>>(),
+        (true, false) => super::cell::<Capnp<C, Fresh, true>>(),
+        (false, true) => super::cell::<Capnp<C, Reuse, false>>(),
+        (false, false) => super::cell::<Capnp<C, Fresh, false>>(),
     }
 }
 
-pub fn make_cell(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn RpcCell>> {
+/// The library's factory (the rpc suite's registry, src/rpc/mod.rs).
+pub fn make(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn Cell>> {
     let packed = match compression {
         "none" => false,
         "packed" => true,

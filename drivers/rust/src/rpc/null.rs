@@ -4,7 +4,8 @@
 //! list = u32 count + elements; bool = u8 0/1; eval: op u8, kinds u8 (bit 0 left is an
 //! Expression, bit 1 right), operands pre-order; a reader accepts a message only if it is
 //! exactly consumed and every value is in range). On a pipe each message is a u32 LE byte
-//! count followed by the message; `bytes` counts the messages only, pipes the prefixes too.
+//! count followed by the message, written with one write and read with unbuffered reads
+//! (prefix, then body); `bytes` counts the messages only, pipes the prefixes too.
 //!
 //! Memory: reuse keeps every message's structs, lists and strings (a `Slots` list keeps
 //! its elements, and their `String`s and `Vec`s keep their capacity, so after warm-up a
@@ -12,11 +13,11 @@
 //! (every list and string its own heap allocation, freed when the message is done), like
 //! the C++ per-object mallocs. Buffers follow the same rule.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::marker::PhantomData;
 
-use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
-use crate::io::{pipe_async, CountingReader, CountingWriter};
+use super::{cases, Cell, Library, Term};
+use crate::error::{Failure, Res};
 use crate::rng::Rng;
 
 // ---- memory -----------------------------------------------------------------------------
@@ -709,25 +710,21 @@ fn decode<M: Msg>(m: &mut M, bytes: &[u8]) -> Res<()> {
     r.finish()
 }
 
-/// Writes the u32 size prefix and the message with one write; returns 4 + size.
-fn send<M: Msg, Wr: Write>(w: &mut Wr, m: &M, buf: &mut Vec<u8>) -> Res<u64> {
+/// Writes the u32 size prefix and the message with one write.
+fn write_framed<M: Msg, Wr: Write>(w: &mut Wr, m: &M, buf: &mut Vec<u8>) -> Res<()> {
     buf.clear();
     buf.extend_from_slice(&[0; 4]);
     m.encode(&mut W(buf));
     let size = (buf.len() - 4) as u32;
     buf[..4].copy_from_slice(&size.to_le_bytes());
     w.write_all(buf)?;
-    Ok(buf.len() as u64)
+    w.flush()?;
+    Ok(())
 }
 
-/// Reads the next framed message into `m`; returns 4 + size, or None at a clean end of
-/// file before the size prefix when `end_ok`.
-fn receive<M: Msg, Rd: Read>(
-    r: &mut Rd,
-    m: &mut M,
-    buf: &mut Vec<u8>,
-    end_ok: bool,
-) -> Res<Option<u64>> {
+/// Reads the next framed message into `m`; false at a clean end of file before the size
+/// prefix.
+fn read_framed<M: Msg, Rd: Read>(r: &mut Rd, m: &mut M, buf: &mut Vec<u8>) -> Res<bool> {
     let mut prefix = [0u8; 4];
     let mut got = 0;
     while got < 4 {
@@ -737,13 +734,8 @@ fn receive<M: Msg, Rd: Read>(
             Err(e) => return Err(e.into()),
         };
         if n == 0 {
-            if got == 0 && end_ok {
-                return Ok(None);
-            }
             if got == 0 {
-                return Err(Failure::new(
-                    "null: unexpected end of file before a response",
-                ));
+                return Ok(false);
             }
             return Err(Failure(format!(
                 "truncated null message size prefix: end of file after {got} of 4 bytes"
@@ -762,20 +754,18 @@ fn receive<M: Msg, Rd: Read>(
     r.read_exact(buf)
         .map_err(|e| Failure(format!("null: truncated message of {size} bytes: {e}")))?;
     decode(m, buf)?;
-    Ok(Some(4 + u64::from(size)))
+    Ok(true)
 }
 
-// ---- the cell ---------------------------------------------------------------------------
+// ---- the library ------------------------------------------------------------------------
 
-pub struct Cell<C: Case, const REUSE: bool> {
+pub struct Null<C: Case, const REUSE: bool> {
     m1: C::Req,
     m2: C::Req,
     r1: C::Resp,
     r2: C::Resp,
     b1: Vec<u8>,
     b2: Vec<u8>,
-    input: Option<CountingReader>,
-    output: Option<CountingWriter>,
     _case: PhantomData<fn() -> C>,
 }
 
@@ -800,227 +790,100 @@ fn pick_buf<'a, const REUSE: bool>(
     }
 }
 
-impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
-    pub fn new() -> Self {
-        Cell {
+impl<C: Case, const REUSE: bool> Default for Null<C, REUSE> {
+    fn default() -> Self {
+        Null {
             m1: Default::default(),
             m2: Default::default(),
             r1: Default::default(),
             r2: Default::default(),
             b1: Vec::new(),
             b2: Vec::new(),
-            input: None,
-            output: None,
             _case: PhantomData,
         }
     }
 }
 
-impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
-    fn object(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        for _ in 0..iters {
-            let (mut f1, mut f2) = (None, None);
-            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
-            let expected = C::setup(rng, request);
-            let response = pick::<_, REUSE>(&mut self.r1, &mut f2);
-            C::handle(request, response)?;
-            expect(C::answer(response), expected)?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
+impl<C: Case, const REUSE: bool> Library for Null<C, REUSE> {
+    type E = C::E;
+    /// Unbuffered, as the C++ driver: one write per message; reads of the prefix, then of
+    /// the body.
+    const READ_BUFFER: usize = 0;
+    const WRITE_BUFFER: usize = 0;
+
+    fn object(&mut self, rng: &mut Rng) -> Res<(C::E, C::E)> {
+        let (mut f1, mut f2) = (None, None);
+        let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
+        let expected = C::setup(rng, request);
+        let response = pick::<_, REUSE>(&mut self.r1, &mut f2);
+        C::handle(request, response)?;
+        Ok((expected, C::answer(response)))
+    }
+
+    fn bytes(&mut self, rng: &mut Rng) -> Res<(C::E, C::E, u64)> {
+        let (mut f1, mut f2, mut f3, mut f4) = (None, None, None, None);
+        let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
+        let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
+        let expected = C::setup(rng, request);
+        let rq = pick_buf::<REUSE>(&mut self.b1, &mut fb1);
+        let mut moved = encode(request, rq) as u64;
+
+        let server_request = pick::<_, REUSE>(&mut self.m2, &mut f2);
+        decode(server_request, rq)?;
+        let server_response = pick::<_, REUSE>(&mut self.r1, &mut f3);
+        C::handle(server_request, server_response)?;
+        let rs = pick_buf::<REUSE>(&mut self.b2, &mut fb2);
+        moved += encode(server_response, rs) as u64;
+
+        let response = pick::<_, REUSE>(&mut self.r2, &mut f4);
+        decode(response, rs)?;
+        Ok((expected, C::answer(response), moved))
+    }
+
+    fn send(&mut self, rng: &mut Rng, output: &mut impl Write) -> Res<C::E> {
+        let mut f1 = None;
+        let mut fb1 = Vec::new();
+        let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
+        let expected = C::setup(rng, request);
+        write_framed(output, request, pick_buf::<REUSE>(&mut self.b1, &mut fb1))?;
+        Ok(expected)
+    }
+
+    fn receive(&mut self, input: &mut impl BufRead) -> Res<Option<C::E>> {
+        let mut f2 = None;
+        let mut fb2 = Vec::new();
+        let response = pick::<_, REUSE>(&mut self.r2, &mut f2);
+        let buf = pick_buf::<REUSE>(&mut self.b2, &mut fb2);
+        if !read_framed(input, response, buf)? {
+            return Ok(None);
         }
-        Ok(())
+        Ok(Some(C::answer(response)))
     }
 
-    fn bytes(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        for _ in 0..iters {
-            let (mut f1, mut f2, mut f3, mut f4) = (None, None, None, None);
-            let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
-            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
-            let expected = C::setup(rng, request);
-            let rq = pick_buf::<REUSE>(&mut self.b1, &mut fb1);
-            t.bytes += encode(request, rq) as u64;
-
-            let server_request = pick::<_, REUSE>(&mut self.m2, &mut f2);
-            decode(server_request, rq)?;
-            let server_response = pick::<_, REUSE>(&mut self.r1, &mut f3);
-            C::handle(server_request, server_response)?;
-            let rs = pick_buf::<REUSE>(&mut self.b2, &mut fb2);
-            t.bytes += encode(server_response, rs) as u64;
-
-            let response = pick::<_, REUSE>(&mut self.r2, &mut f4);
-            decode(response, rs)?;
-            expect(C::answer(response), expected)?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
+    fn serve(&mut self, input: &mut impl BufRead, output: &mut impl Write) -> Res<bool> {
+        let (mut f1, mut f2) = (None, None);
+        let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
+        let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
+        if !read_framed(input, request, pick_buf::<REUSE>(&mut self.b1, &mut fb1))? {
+            return Ok(false);
         }
-        Ok(())
-    }
-
-    fn open_client(&mut self, in_fd: i32, out_fd: i32) {
-        self.input = Some(CountingReader::from_fd(in_fd, true));
-        self.output = Some(CountingWriter::from_fd(out_fd, true));
-    }
-
-    fn pipe(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let input = self.input.as_mut().expect("client not open");
-        let output = self.output.as_mut().expect("client not open");
-        for _ in 0..iters {
-            let (mut f1, mut f2) = (None, None);
-            let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
-            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
-            let expected = C::setup(rng, request);
-            t.bytes += send(output, request, pick_buf::<REUSE>(&mut self.b1, &mut fb1))?;
-            let response = pick::<_, REUSE>(&mut self.r2, &mut f2);
-            t.bytes += receive(
-                input,
-                response,
-                pick_buf::<REUSE>(&mut self.b2, &mut fb2),
-                false,
-            )?
-            .unwrap_or(0);
-            expect(C::answer(response), expected)?;
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
-        }
-        Ok(())
-    }
-
-    fn pipe_async(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let Self {
-            m1,
-            r2,
-            b1,
-            b2,
-            input,
-            output,
-            ..
-        } = self;
-        let input = input.as_mut().expect("client not open");
-        let output = output.as_mut().expect("client not open");
-        let mut sent = 0u64;
-        let sent_ref = &mut sent;
-        let tally = &mut *t;
-        pipe_async(
-            iters,
-            || {
-                let mut f1 = None;
-                let mut fb1 = Vec::new();
-                let request = pick::<_, REUSE>(m1, &mut f1);
-                let e = C::setup(rng, request);
-                *sent_ref += send(output, request, pick_buf::<REUSE>(b1, &mut fb1))?;
-                Ok(e)
-            },
-            |expected| {
-                let mut f2 = None;
-                let mut fb2 = Vec::new();
-                let response = pick::<_, REUSE>(r2, &mut f2);
-                tally.bytes +=
-                    receive(input, response, pick_buf::<REUSE>(b2, &mut fb2), false)?.unwrap_or(0);
-                expect(C::answer(response), expected)?;
-                tally.check = tally.check.wrapping_add(expected.term());
-                tally.responses += 1;
-                Ok(())
-            },
-        );
-        t.bytes += sent;
-        Ok(())
-    }
-
-    fn close_client(&mut self) -> Res<()> {
-        if let Some(mut o) = self.output.take() {
-            o.flush()?;
-        }
-        self.input = None;
-        Ok(())
-    }
-
-    fn serve(&mut self, in_fd: i32, out_fd: i32) -> Res<ServerStats> {
-        let mut input = CountingReader::from_fd(in_fd, false);
-        let mut output = CountingWriter::from_fd(out_fd, false);
-        let mut stats = ServerStats::default();
-        self.serve_from(&mut input, &mut output, &mut stats)?;
-        Ok(stats)
-    }
-
-    fn serve_stream(
-        &mut self,
-        input: &mut dyn Read,
-        output: &mut dyn Write,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
-        self.serve_from(&mut &mut *input, &mut &mut *output, stats)
-    }
-
-    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
-        let mut expectations = Vec::new();
-        for _ in 0..n {
-            let mut f1 = None;
-            let mut fb1 = Vec::new();
-            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
-            expectations.push(C::setup(rng, request).term());
-            send(
-                &mut &mut *output,
-                request,
-                pick_buf::<REUSE>(&mut self.b1, &mut fb1),
-            )?;
-        }
-        output.flush()?;
-        Ok(expectations)
-    }
-
-    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
-        loop {
-            let mut f2 = None;
-            let mut fb2 = Vec::new();
-            let response = pick::<_, REUSE>(&mut self.r2, &mut f2);
-            let buf = pick_buf::<REUSE>(&mut self.b2, &mut fb2);
-            if receive(&mut &mut *input, response, buf, true)?.is_none() {
-                return Ok(());
-            }
-            answers.push(C::answer(response).term());
-        }
+        let response = pick::<_, REUSE>(&mut self.r1, &mut f2);
+        C::handle(request, response)?;
+        write_framed(output, response, pick_buf::<REUSE>(&mut self.b2, &mut fb2))?;
+        Ok(true)
     }
 }
 
-impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
-    /// The server loop of `serve` and `serve_stream`.
-    fn serve_from<Rd: Read, Wr: Write>(
-        &mut self,
-        input: &mut Rd,
-        output: &mut Wr,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
-        loop {
-            let (mut f1, mut f2) = (None, None);
-            let (mut fb1, mut fb2) = (Vec::new(), Vec::new());
-            let request = pick::<_, REUSE>(&mut self.m1, &mut f1);
-            match receive(
-                input,
-                request,
-                pick_buf::<REUSE>(&mut self.b1, &mut fb1),
-                true,
-            )? {
-                None => break,
-                Some(n) => stats.bytes_in += n,
-            }
-            let response = pick::<_, REUSE>(&mut self.r1, &mut f2);
-            C::handle(request, response)?;
-            stats.bytes_out += send(output, response, pick_buf::<REUSE>(&mut self.b2, &mut fb2))?;
-            stats.requests += 1;
-        }
-        Ok(())
-    }
-}
-
-fn make_for<C: Case>(reuse: bool) -> Box<dyn RpcCell> {
+fn make_for<C: Case>(reuse: bool) -> Box<dyn Cell> {
     if reuse {
-        Box::new(Cell::<C, true>::new())
+        super::cell::<Null<C, true>>()
     } else {
-        Box::new(Cell::<C, false>::new())
+        super::cell::<Null<C, false>>()
     }
 }
 
-pub fn make_cell(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn RpcCell>> {
+/// The library's factory (the rpc suite's registry, src/rpc/mod.rs).
+pub fn make(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn Cell>> {
     if compression != "none" {
         return None;
     }

@@ -5,21 +5,30 @@
 //!    drops the elements of repeated fields and sub-messages, so reuse keeps only the
 //!    outer containers' capacity; protobuf-C++ keeps cleared elements too.)
 //!  - pipe: each message preceded by its size as a varint (the delimited framing), written
-//!    with one write per message to the fd and read through a BufReader. Bytes counted are
-//!    varint + message, as in the C++ driver.
+//!    with one write per message to the fd (no write buffer) and read through an 8 KiB
+//!    BufReader. Bytes are counted at the fd: varint + message, as in the C++ driver.
 //!  - compression: none only.
 
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, Write};
 use std::marker::PhantomData;
 
 use prost::Message;
 
-use crate::cases::{self, expect, Failure, Res, RpcCell, ServerStats, Tally, Term};
-use crate::io::{pipe_async, CountingReader, CountingWriter};
+use super::{cases, Cell, Library, Term};
+use crate::error::{Failure, Res};
 use crate::pb::carsales as cs;
 use crate::pb::catrank as cr;
 use crate::pb::eval as ev;
 use crate::rng::Rng;
+
+/// The prost crate's version (Cargo.lock), for results' provenance.
+pub const VERSION: &str = env!("WB_PROST_VERSION");
+
+impl From<prost::DecodeError> for Failure {
+    fn from(e: prost::DecodeError) -> Self {
+        Failure(format!("protobuf: {e}"))
+    }
+}
 
 pub trait Case: 'static {
     type Req: Message + Default + Send;
@@ -270,19 +279,19 @@ impl Case for Eval {
 
 const MAX_MESSAGE_BYTES: u64 = 64 << 20;
 
-/// Writes one delimited message (one write, then flush); returns varint + message bytes.
-fn write_delimited<M: Message, W: Write>(m: &M, buf: &mut Vec<u8>, w: &mut W) -> Res<u64> {
+/// Writes one delimited message (one write, then flush).
+fn write_delimited<M: Message, W: Write>(m: &M, buf: &mut Vec<u8>, w: &mut W) -> Res<()> {
     buf.clear();
     m.encode_length_delimited(buf)
         .map_err(|e| Failure(format!("protobuf encode: {e}")))?;
     w.write_all(buf)?;
     w.flush()?;
-    Ok(buf.len() as u64)
+    Ok(())
 }
 
-/// Reads one delimited message's bytes into `buf`; returns varint + message bytes, or None
-/// at a clean end of file (before the first byte of the size prefix) when `end_ok`.
-fn read_delimited<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, end_ok: bool) -> Res<Option<u64>> {
+/// Reads one delimited message's bytes into `buf`; false at a clean end of file (before
+/// the first byte of the size prefix).
+fn read_delimited<R: BufRead>(r: &mut R, buf: &mut Vec<u8>) -> Res<bool> {
     let mut size: u64 = 0;
     let mut shift = 0;
     let mut prefix = 0u64;
@@ -290,8 +299,8 @@ fn read_delimited<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, end_ok: bool) -> Res
         let mut b = [0u8; 1];
         let n = r.read(&mut b)?;
         if n == 0 {
-            if prefix == 0 && end_ok {
-                return Ok(None);
+            if prefix == 0 {
+                return Ok(false);
             }
             return Err(Failure::new(
                 "corrupt or truncated protobuf stream: no whole size prefix",
@@ -316,20 +325,18 @@ fn read_delimited<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, end_ok: bool) -> Res
     buf.resize(size as usize, 0);
     r.read_exact(buf)
         .map_err(|e| Failure(format!("truncated protobuf message of {size} bytes: {e}")))?;
-    Ok(Some(prefix + size))
+    Ok(true)
 }
 
-// ---- the cell ---------------------------------------------------------------------------
+// ---- the library ------------------------------------------------------------------------
 
-pub struct Cell<C: Case, const REUSE: bool> {
+pub struct Protobuf<C: Case, const REUSE: bool> {
     client_request: C::Req,
     server_request: C::Req,
     server_response: C::Resp,
     client_response: C::Resp,
     request_bytes: Vec<u8>,
     response_bytes: Vec<u8>,
-    input: Option<BufReader<CountingReader>>,
-    output: Option<CountingWriter>,
     _case: PhantomData<fn() -> C>,
 }
 
@@ -365,17 +372,15 @@ fn use_buf<'a, const REUSE: bool>(
     }
 }
 
-impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
-    pub fn new() -> Self {
-        Cell {
+impl<C: Case, const REUSE: bool> Default for Protobuf<C, REUSE> {
+    fn default() -> Self {
+        Protobuf {
             client_request: C::Req::default(),
             server_request: C::Req::default(),
             server_response: C::Resp::default(),
             client_response: C::Resp::default(),
             request_bytes: Vec::new(),
             response_bytes: Vec::new(),
-            input: None,
-            output: None,
             _case: PhantomData,
         }
     }
@@ -387,233 +392,111 @@ fn decode_into<M: Message + Default>(m: &mut M, bytes: &[u8]) -> Res<()> {
     Ok(())
 }
 
-impl<C: Case, const REUSE: bool> RpcCell for Cell<C, REUSE> {
-    fn object(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        for _ in 0..iters {
-            let (mut f1, mut f2) = (None, None);
-            let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
-            let expected = C::setup(rng, request);
-            let response = use_msg::<_, REUSE>(&mut self.server_response, &mut f2);
-            C::handle(request, response)?;
-            done::<_, REUSE>(request);
-            expect(C::answer(response)?, expected)?;
-            done::<_, REUSE>(response);
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
+impl<C: Case, const REUSE: bool> Library for Protobuf<C, REUSE> {
+    type E = C::E;
+    /// One write per message, straight to the fd.
+    const WRITE_BUFFER: usize = 0;
+
+    fn object(&mut self, rng: &mut Rng) -> Res<(C::E, C::E)> {
+        let (mut f1, mut f2) = (None, None);
+        let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
+        let expected = C::setup(rng, request);
+        let response = use_msg::<_, REUSE>(&mut self.server_response, &mut f2);
+        C::handle(request, response)?;
+        done::<_, REUSE>(request);
+        let answer = C::answer(response)?;
+        done::<_, REUSE>(response);
+        Ok((expected, answer))
+    }
+
+    fn bytes(&mut self, rng: &mut Rng) -> Res<(C::E, C::E, u64)> {
+        let (mut f1, mut f2, mut f3, mut f4) = (None, None, None, None);
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        let client_request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
+        let expected = C::setup(rng, client_request);
+        let request_bytes = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
+        request_bytes.clear();
+        client_request
+            .encode(request_bytes)
+            .map_err(|e| Failure(format!("protobuf encode: {e}")))?;
+        let mut moved = request_bytes.len() as u64;
+        done::<_, REUSE>(client_request);
+
+        let server_request = use_msg::<_, REUSE>(&mut self.server_request, &mut f2);
+        decode_into(server_request, request_bytes)?;
+        let server_response = use_msg::<_, REUSE>(&mut self.server_response, &mut f3);
+        C::handle(server_request, server_response)?;
+        done::<_, REUSE>(server_request);
+
+        let response_bytes = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
+        response_bytes.clear();
+        server_response
+            .encode(response_bytes)
+            .map_err(|e| Failure(format!("protobuf encode: {e}")))?;
+        moved += response_bytes.len() as u64;
+        done::<_, REUSE>(server_response);
+
+        let client_response = use_msg::<_, REUSE>(&mut self.client_response, &mut f4);
+        decode_into(client_response, response_bytes)?;
+        let answer = C::answer(client_response)?;
+        done::<_, REUSE>(client_response);
+        Ok((expected, answer, moved))
+    }
+
+    fn send(&mut self, rng: &mut Rng, output: &mut impl Write) -> Res<C::E> {
+        let mut f1 = None;
+        let mut b1 = Vec::new();
+        let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
+        let expected = C::setup(rng, request);
+        let out = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
+        write_delimited(request, out, output)?;
+        done::<_, REUSE>(request);
+        Ok(expected)
+    }
+
+    fn receive(&mut self, input: &mut impl BufRead) -> Res<Option<C::E>> {
+        let mut f2 = None;
+        let mut b2 = Vec::new();
+        let inb = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
+        if !read_delimited(input, inb)? {
+            return Ok(None);
         }
-        Ok(())
+        let response = use_msg::<_, REUSE>(&mut self.client_response, &mut f2);
+        decode_into(response, inb)?;
+        let answer = C::answer(response)?;
+        done::<_, REUSE>(response);
+        Ok(Some(answer))
     }
 
-    fn bytes(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        for _ in 0..iters {
-            let (mut f1, mut f2, mut f3, mut f4) = (None, None, None, None);
-            let (mut b1, mut b2) = (Vec::new(), Vec::new());
-            let client_request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
-            let expected = C::setup(rng, client_request);
-            let request_bytes = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
-            request_bytes.clear();
-            client_request
-                .encode(request_bytes)
-                .map_err(|e| Failure(format!("protobuf encode: {e}")))?;
-            t.bytes += request_bytes.len() as u64;
-            done::<_, REUSE>(client_request);
-
-            let server_request = use_msg::<_, REUSE>(&mut self.server_request, &mut f2);
-            decode_into(server_request, request_bytes)?;
-            let server_response = use_msg::<_, REUSE>(&mut self.server_response, &mut f3);
-            C::handle(server_request, server_response)?;
-            done::<_, REUSE>(server_request);
-
-            let response_bytes = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
-            response_bytes.clear();
-            server_response
-                .encode(response_bytes)
-                .map_err(|e| Failure(format!("protobuf encode: {e}")))?;
-            t.bytes += response_bytes.len() as u64;
-            done::<_, REUSE>(server_response);
-
-            let client_response = use_msg::<_, REUSE>(&mut self.client_response, &mut f4);
-            decode_into(client_response, response_bytes)?;
-            expect(C::answer(client_response)?, expected)?;
-            done::<_, REUSE>(client_response);
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
+    fn serve(&mut self, input: &mut impl BufRead, output: &mut impl Write) -> Res<bool> {
+        let (mut f1, mut f2) = (None, None);
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        let inb = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
+        if !read_delimited(input, inb)? {
+            return Ok(false);
         }
-        Ok(())
-    }
-
-    fn open_client(&mut self, in_fd: i32, out_fd: i32) {
-        self.input = Some(BufReader::new(CountingReader::from_fd(in_fd, true)));
-        self.output = Some(CountingWriter::from_fd(out_fd, true));
-    }
-
-    fn pipe(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let input = self.input.as_mut().expect("client not open");
-        let output = self.output.as_mut().expect("client not open");
-        for _ in 0..iters {
-            let (mut f1, mut f2) = (None, None);
-            let (mut b1, mut b2) = (Vec::new(), Vec::new());
-            let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
-            let expected = C::setup(rng, request);
-            let out = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
-            t.bytes += write_delimited(request, out, output)?;
-            done::<_, REUSE>(request);
-            let inb = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
-            t.bytes += read_delimited(input, inb, false)?.unwrap_or(0);
-            let response = use_msg::<_, REUSE>(&mut self.client_response, &mut f2);
-            decode_into(response, inb)?;
-            expect(C::answer(response)?, expected)?;
-            done::<_, REUSE>(response);
-            t.check = t.check.wrapping_add(expected.term());
-            t.responses += 1;
-        }
-        Ok(())
-    }
-
-    fn pipe_async(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()> {
-        let Self {
-            client_request,
-            client_response,
-            request_bytes,
-            response_bytes,
-            input,
-            output,
-            ..
-        } = self;
-        let input = input.as_mut().expect("client not open");
-        let output = output.as_mut().expect("client not open");
-        let mut sent = 0u64;
-        let sent_ref = &mut sent;
-        let tally = &mut *t;
-        pipe_async(
-            iters,
-            || {
-                let mut f1 = None;
-                let mut b1 = Vec::new();
-                let request = use_msg::<_, REUSE>(client_request, &mut f1);
-                let e = C::setup(rng, request);
-                let out = use_buf::<REUSE>(request_bytes, &mut b1);
-                *sent_ref += write_delimited(request, out, output)?;
-                done::<_, REUSE>(request);
-                Ok(e)
-            },
-            |expected| {
-                let mut f2 = None;
-                let mut b2 = Vec::new();
-                let inb = use_buf::<REUSE>(response_bytes, &mut b2);
-                tally.bytes += read_delimited(input, inb, false)?.unwrap_or(0);
-                let response = use_msg::<_, REUSE>(client_response, &mut f2);
-                decode_into(response, inb)?;
-                expect(C::answer(response)?, expected)?;
-                done::<_, REUSE>(response);
-                tally.check = tally.check.wrapping_add(expected.term());
-                tally.responses += 1;
-                Ok(())
-            },
-        );
-        t.bytes += sent;
-        Ok(())
-    }
-
-    fn close_client(&mut self) -> Res<()> {
-        if let Some(mut o) = self.output.take() {
-            o.flush()?;
-        }
-        self.input = None;
-        Ok(())
-    }
-
-    fn serve(&mut self, in_fd: i32, out_fd: i32) -> Res<ServerStats> {
-        let mut input = BufReader::new(CountingReader::from_fd(in_fd, false));
-        let mut output = CountingWriter::from_fd(out_fd, false);
-        let mut stats = ServerStats::default();
-        self.serve_from(&mut input, &mut output, &mut stats)?;
-        Ok(stats)
-    }
-
-    fn serve_stream(
-        &mut self,
-        input: &mut dyn Read,
-        output: &mut dyn Write,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
-        let mut input = BufReader::new(input);
-        self.serve_from(&mut input, &mut &mut *output, stats)
-    }
-
-    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>> {
-        let mut output = BufWriter::new(output);
-        let mut expectations = Vec::new();
-        for _ in 0..n {
-            let mut f1 = None;
-            let mut b1 = Vec::new();
-            let request = use_msg::<_, REUSE>(&mut self.client_request, &mut f1);
-            expectations.push(C::setup(rng, request).term());
-            let out = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
-            write_delimited(request, out, &mut output)?;
-            done::<_, REUSE>(request);
-        }
-        output.flush()?;
-        Ok(expectations)
-    }
-
-    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()> {
-        let mut input = BufReader::new(input);
-        loop {
-            let mut f2 = None;
-            let mut b2 = Vec::new();
-            let inb = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
-            if read_delimited(&mut input, inb, true)?.is_none() {
-                return Ok(());
-            }
-            let response = use_msg::<_, REUSE>(&mut self.client_response, &mut f2);
-            decode_into(response, inb)?;
-            let answer = C::answer(response)?.term();
-            done::<_, REUSE>(response);
-            answers.push(answer);
-        }
+        let request = use_msg::<_, REUSE>(&mut self.server_request, &mut f1);
+        decode_into(request, inb)?;
+        let response = use_msg::<_, REUSE>(&mut self.server_response, &mut f2);
+        C::handle(request, response)?;
+        done::<_, REUSE>(request);
+        let out = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
+        write_delimited(response, out, output)?;
+        done::<_, REUSE>(response);
+        Ok(true)
     }
 }
 
-impl<C: Case, const REUSE: bool> Cell<C, REUSE> {
-    /// The server loop of `serve` and `serve_stream`.
-    fn serve_from<R: BufRead, W: Write>(
-        &mut self,
-        input: &mut R,
-        output: &mut W,
-        stats: &mut ServerStats,
-    ) -> Res<()> {
-        loop {
-            let (mut f1, mut f2) = (None, None);
-            let (mut b1, mut b2) = (Vec::new(), Vec::new());
-            let inb = use_buf::<REUSE>(&mut self.request_bytes, &mut b1);
-            match read_delimited(input, inb, true)? {
-                None => break,
-                Some(n) => stats.bytes_in += n,
-            }
-            let request = use_msg::<_, REUSE>(&mut self.server_request, &mut f1);
-            decode_into(request, inb)?;
-            let response = use_msg::<_, REUSE>(&mut self.server_response, &mut f2);
-            C::handle(request, response)?;
-            done::<_, REUSE>(request);
-            let out = use_buf::<REUSE>(&mut self.response_bytes, &mut b2);
-            stats.bytes_out += write_delimited(response, out, output)?;
-            done::<_, REUSE>(response);
-            stats.requests += 1;
-        }
-        Ok(())
-    }
-}
-
-fn make_for<C: Case>(reuse: bool) -> Box<dyn RpcCell> {
+fn make_for<C: Case>(reuse: bool) -> Box<dyn Cell> {
     if reuse {
-        Box::new(Cell::<C, true>::new())
+        super::cell::<Protobuf<C, true>>()
     } else {
-        Box::new(Cell::<C, false>::new())
+        super::cell::<Protobuf<C, false>>()
     }
 }
 
-pub fn make_cell(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn RpcCell>> {
+/// The library's factory (the rpc suite's registry, src/rpc/mod.rs).
+pub fn make(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn Cell>> {
     if compression != "none" {
         return None;
     }

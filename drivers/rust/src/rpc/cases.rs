@@ -2,8 +2,6 @@
 //! indexes, the car valuation, the eval arithmetic and the catrank scoring. Each library
 //! reads its own message types and calls these.
 
-use std::io::{Read, Write};
-
 use crate::rng::Rng;
 
 // ---- carsales -------------------------------------------------------------------------
@@ -149,119 +147,5 @@ pub fn apply(op: u32, left: i32, right: i32) -> i32 {
                 left % right
             }
         }
-    }
-}
-
-// ---- shared by the cells ----------------------------------------------------------------
-
-/// A failed run (wrong answer, corrupt message, I/O error): exit status 1.
-#[derive(Debug)]
-pub struct Failure(pub String);
-
-impl Failure {
-    pub fn new(s: impl Into<String>) -> Self {
-        Failure(s.into())
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Self {
-        Failure(format!("I/O error: {e}"))
-    }
-}
-impl From<capnp::Error> for Failure {
-    fn from(e: capnp::Error) -> Self {
-        Failure(format!("Cap'n Proto: {e}"))
-    }
-}
-impl From<capnp::NotInSchema> for Failure {
-    fn from(e: capnp::NotInSchema) -> Self {
-        Failure(format!("Cap'n Proto: {e}"))
-    }
-}
-impl From<prost::DecodeError> for Failure {
-    fn from(e: prost::DecodeError) -> Self {
-        Failure(format!("protobuf: {e}"))
-    }
-}
-impl From<std::str::Utf8Error> for Failure {
-    fn from(e: std::str::Utf8Error) -> Self {
-        Failure(format!("text is not UTF-8: {e}"))
-    }
-}
-
-pub type Res<T> = Result<T, Failure>;
-
-/// What the client side accumulates over a run of iterations.
-#[derive(Default, Debug, Clone)]
-pub struct Tally {
-    pub bytes: u64,
-    /// Wrapping sum of the answers (docs/protocol.md, check digests).
-    pub check: u64,
-    pub responses: u64,
-}
-
-#[derive(Default, Debug, Clone)]
-pub struct ServerStats {
-    pub requests: u64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-}
-
-/// One rpc cell (case x lib x compression x reuse); the mode picks the method. The pipe
-/// client keeps its streams between calls, so that warm-up and samples share one connection.
-pub trait RpcCell: Send {
-    fn object(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()>;
-    fn bytes(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()>;
-    fn open_client(&mut self, in_fd: i32, out_fd: i32);
-    fn pipe(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()>;
-    fn pipe_async(&mut self, rng: &mut Rng, iters: u64, t: &mut Tally) -> Res<()>;
-    /// Flushes and closes the out fd.
-    fn close_client(&mut self) -> Res<()>;
-    /// Answers requests until a clean end of file at a message boundary.
-    fn serve(&mut self, in_fd: i32, out_fd: i32) -> Res<ServerStats>;
-    /// The server on streams (golden files): answers requests from `input` into `output`
-    /// until a clean end of file, counting in `stats.requests` as it goes (so that a
-    /// failure can name the message); the byte counts are left at 0.
-    fn serve_stream(
-        &mut self,
-        input: &mut dyn Read,
-        output: &mut dyn Write,
-        stats: &mut ServerStats,
-    ) -> Res<()>;
-    /// The client's writing side alone: `n` requests drawn from `rng` into `output`, in the
-    /// pipe wire format; returns each request's expectation (its digest term).
-    fn write_requests(&mut self, rng: &mut Rng, n: u64, output: &mut dyn Write) -> Res<Vec<u64>>;
-    /// The client's reading side alone: reads responses until a clean end of file,
-    /// pushing each one's answer (its digest term) onto `answers` as it goes.
-    fn read_responses(&mut self, input: &mut dyn Read, answers: &mut Vec<u64>) -> Res<()>;
-}
-
-pub fn expect<T: PartialEq + std::fmt::Display>(got: T, expected: T) -> Res<()> {
-    if got != expected {
-        return Err(Failure(format!(
-            "incorrect response: expected {expected}, got {got}"
-        )));
-    }
-    Ok(())
-}
-
-/// The digest term of each case's expectation.
-pub trait Term: Copy + PartialEq + std::fmt::Display + Send + 'static {
-    fn term(self) -> u64;
-}
-impl Term for u64 {
-    fn term(self) -> u64 {
-        self
-    }
-}
-impl Term for i64 {
-    fn term(self) -> u64 {
-        self as u64
-    }
-}
-impl Term for i32 {
-    fn term(self) -> u64 {
-        i64::from(self) as u64
     }
 }
