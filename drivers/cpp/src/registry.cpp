@@ -1,67 +1,109 @@
 #include "registry.h"
 
+#include <algorithm>
+
+#include "result.h"
+
 namespace wb {
 
-const std::vector<std::string>& rpcCases() {
-  static const std::vector<std::string> v = {"carsales", "catrank", "eval"};
+const std::vector<std::string>& Lib::values(const Param& p) const {
+  for (const Param& s : supports) {
+    if (s.name == p.name) return s.values;
+  }
+  return p.values;
+}
+
+const std::string& Run::param(const std::string& name) const {
+  static const std::string none;
+  for (const auto& kv : params) {
+    if (kv.first == name) return kv.second;
+  }
+  return none;
+}
+
+Pairs Run::versions() const {
+  Pairs v = {{"compiler", compilerVersion()}};
+  v.insert(v.end(), lib->versions.begin(), lib->versions.end());
   return v;
 }
 
-const std::vector<std::string>& rpcModes() {
-  static const std::vector<std::string> v = {"object", "bytes", "pipe", "pipe-async"};
-  return v;
-}
-
-const std::vector<std::string>& reuseModes() {
-  static const std::vector<std::string> v = {"reuse", "no-reuse"};
-  return v;
-}
-
-const std::vector<RpcLib>& rpcLibs() {
-  static const std::vector<RpcLib> v = {
-      {"capnp", {"none", "packed"}, &makeCapnpCell, {{"capnp", capnpVersion()}}},
-      {"protobuf", {"none"}, &makeProtobufCell, {{"protobuf", protobufVersion()}}},
-      {"null", {"none"}, &makeNullCell, {}},
-  };
-  return v;
-}
-
-const RpcLib* findRpcLib(const std::string& name) {
-  for (const RpcLib& lib : rpcLibs()) {
-    if (lib.name == name) return &lib;
+const Lib* Suite::findLib(const std::string& n) const {
+  for (const Lib& l : libs) {
+    if (l.name == n) return &l;
   }
   return nullptr;
 }
 
-const std::vector<std::pair<std::string, size_t>>& memcpyBlocks() {
-  static const std::vector<std::pair<std::string, size_t>> v = {
-      {"16KiB", size_t{16} << 10}, {"1MiB", size_t{1} << 20}, {"64MiB", size_t{64} << 20}};
+const Param* Suite::findParam(const std::string& n) const {
+  for (const Param& p : params) {
+    if (p.name == n) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Suite::libNames() const {
+  std::vector<std::string> names;
+  for (const Lib& l : libs) names.push_back(l.name);
+  return names;
+}
+
+std::vector<std::string> Suite::paramNames() const {
+  std::vector<std::string> names;
+  for (const Param& p : params) names.push_back(p.name);
+  return names;
+}
+
+std::vector<Cell> Suite::cells() const {
+  std::vector<Cell> cells;
+  for (const std::string& kase : cases) {
+    for (const Lib& lib : libs) {
+      Run run;
+      run.suite = this;
+      run.kase = kase;
+      run.lib = &lib;
+      std::function<void()> product = [&] {
+        if (run.params.size() == params.size()) {
+          if (refuse == nullptr || refuse(run).empty()) {
+            cells.push_back({name, kase, lib.name, run.params});
+          }
+          return;
+        }
+        const Param& p = params[run.params.size()];
+        for (const std::string& v : lib.values(p)) {
+          run.params.push_back({p.name, v});
+          product();
+          run.params.pop_back();
+        }
+      };
+      product();
+    }
+  }
+  return cells;
+}
+
+const Suite* findSuite(const std::string& name) {
+  for (const Suite* s : suites()) {
+    if (s->name == name) return s;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> suiteNames() {
+  std::vector<std::string> names;
+  for (const Suite* s : suites()) names.push_back(s->name);
+  return names;
+}
+
+const std::vector<std::string>& fixtureFlags() {
+  static const std::vector<std::string> v = {"input", "work-dir", "out-dir"};
   return v;
 }
 
-std::vector<std::string> listCells() {
-  std::vector<std::string> lines;
-  for (const std::string& kase : rpcCases()) {
-    for (const RpcLib& lib : rpcLibs()) {
-      for (const std::string& mode : rpcModes()) {
-        for (const std::string& compression : lib.compressions) {
-          if (mode == "object" && compression != "none") continue;  // nothing to compress
-          for (const std::string& reuse : reuseModes()) {
-            lines.push_back("{\"suite\": \"rpc\", \"case\": \"" + kase + "\", \"lib\": \"" +
-                            lib.name + "\", \"params\": {\"mode\": \"" + mode +
-                            "\", \"compression\": \"" + compression + "\", \"reuse\": \"" +
-                            reuse + "\"}}");
-          }
-        }
-      }
-    }
-  }
-  for (const auto& block : memcpyBlocks()) {
-    lines.push_back(
-        "{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", "
-        "\"params\": {\"block\": \"" + block.first + "\"}}");
-  }
-  return lines;
+std::string joined(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
 }
 
 }  // namespace wb

@@ -21,18 +21,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "../common.h"
-#include "../io.h"
 #include "carsales.capnp.h"
 #include "cases.h"
 #include "catrank.capnp.h"
 #include "eval.capnp.h"
+#include "loops.h"
 
-namespace wb {
+namespace wb::rpc {
 namespace {
 
 using capnp::word;
@@ -341,6 +340,16 @@ struct PipeInput {
   }
 };
 
+// A pipe in the capnp framing (the standard stream framing, or packed), counted at the fds.
+template <bool kPacked>
+struct Conn {
+  Conn(int inFd, int outFd) : in(inFd), out(outFd) {}
+  uint64_t bytesRead() const { return in.raw.count; }
+  uint64_t bytesWritten() const { return out.count; }
+  PipeInput<kPacked> in;
+  CountingOutput out;
+};
+
 template <bool kPacked>
 void writeTo(kj::OutputStream& out, capnp::MessageBuilder& builder) {
   if constexpr (kPacked) {
@@ -377,191 +386,100 @@ void readArray(kj::ArrayPtr<byte> bytes, kj::ArrayPtr<word> scratch, Fn&& fn) {
   }
 }
 
-template <typename Case, typename Answer>
-void expect(const Answer& got, const typename Case::Expectation& expected) {
-  if (got != expected) {
-    fail("incorrect response: expected " + std::to_string(expected) + ", got " +
-         std::to_string(got));
-  }
-}
-
-// ---- the cell --------------------------------------------------------------------------
+// ---- the library's work ----------------------------------------------------------------
 
 template <typename Case, bool kPacked, bool kReuse>
-class Cell final : public RpcCell {
+class Capnp {
   using Request = typename Case::Request;
   using Response = typename Case::Response;
   using Expectation = typename Case::Expectation;
   using B = Builder<kReuse>;
 
  public:
-  void object(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      B requestMessage(s1_);
-      auto request = requestMessage.template initRoot<Request>();
-      Expectation expected = Case::setup(request);
-      B responseMessage(s2_);
-      auto response = responseMessage.template initRoot<Response>();
-      Case::handle(request.asReader(), response);
-      expect<Case>(Case::answer(response.asReader()), expected);
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+  using Conn = rpc::Conn<kPacked>;
+
+  Exchange object() {
+    B requestMessage(s1_);
+    auto request = requestMessage.template initRoot<Request>();
+    Expectation expected = Case::setup(request);
+    B responseMessage(s2_);
+    auto response = responseMessage.template initRoot<Response>();
+    Case::handle(request.asReader(), response);
+    return {Case::term(expected), Case::term(Case::answer(response.asReader())), 0};
   }
 
-  void bytes(uint64_t iters, Tally& tally) override {
+  Exchange bytes() {
     // s1..s6 play the reference's six scratch spaces: client request, request bytes, server
     // request, server response, response bytes, client response.
-    for (; iters > 0; --iters) {
-      B requestBuilder(s1_);
-      Expectation expected = Case::setup(requestBuilder.template initRoot<Request>());
-      kj::ArrayOutputStream requestOut(s2_.bytes());
-      writeTo<kPacked>(requestOut, requestBuilder);
-      tally.bytes += requestOut.getArray().size();
+    Exchange e;
+    B requestBuilder(s1_);
+    e.expected = Case::term(Case::setup(requestBuilder.template initRoot<Request>()));
+    kj::ArrayOutputStream requestOut(s2_.bytes());
+    writeTo<kPacked>(requestOut, requestBuilder);
+    e.bytes = requestOut.getArray().size();
 
-      readArray<kPacked>(requestOut.getArray(), readerScratch<kReuse>(s3_),
-                         [&](capnp::MessageReader& requestReader) {
-        B responseBuilder(s4_);
-        Case::handle(requestReader.getRoot<Request>(),
-                     responseBuilder.template initRoot<Response>());
-        kj::ArrayOutputStream responseOut(s5_.bytes());
-        writeTo<kPacked>(responseOut, responseBuilder);
-        tally.bytes += responseOut.getArray().size();
-        readArray<kPacked>(responseOut.getArray(), readerScratch<kReuse>(s6_),
-                           [&](capnp::MessageReader& responseReader) {
-          expect<Case>(Case::answer(responseReader.getRoot<Response>()), expected);
-        });
+    readArray<kPacked>(requestOut.getArray(), readerScratch<kReuse>(s3_),
+                       [&](capnp::MessageReader& requestReader) {
+      B responseBuilder(s4_);
+      Case::handle(requestReader.getRoot<Request>(),
+                   responseBuilder.template initRoot<Response>());
+      kj::ArrayOutputStream responseOut(s5_.bytes());
+      writeTo<kPacked>(responseOut, responseBuilder);
+      e.bytes += responseOut.getArray().size();
+      readArray<kPacked>(responseOut.getArray(), readerScratch<kReuse>(s6_),
+                         [&](capnp::MessageReader& responseReader) {
+        e.answer = Case::term(Case::answer(responseReader.getRoot<Response>()));
       });
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+    });
+    return e;
   }
 
-  void openClient(int inFd, int outFd) override {
-    in_.emplace(inFd);
-    out_.emplace(outFd);
-    outFd_ = outFd;
+  template <typename Expect>
+  void send(Conn& conn, Expect&& expect) {
+    B builder(s1_);
+    expect(Case::term(Case::setup(builder.template initRoot<Request>())));
+    writeTo<kPacked>(conn.out, builder);
   }
 
-  void pipe(uint64_t iters, Tally& tally) override {
-    uint64_t written = out_->count, read = in_->raw.count;
-    for (; iters > 0; --iters) {
-      Expectation expected;
-      {
-        B builder(s1_);
-        expected = Case::setup(builder.template initRoot<Request>());
-        writeTo<kPacked>(*out_, builder);
-      }
-      readFrom<kPacked>(*in_, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
-        expect<Case>(Case::answer(reader.getRoot<Response>()), expected);
-      });
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
-    tally.bytes += (out_->count - written) + (in_->raw.count - read);
+  bool receive(Conn& conn, uint64_t& answer, bool endOk) {
+    if (endOk && conn.in.atCleanEnd()) return false;
+    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
+      answer = Case::term(Case::answer(reader.getRoot<Response>()));
+    });
+    return true;
   }
 
-  void pipeAsync(uint64_t iters, Tally& tally) override {
-    uint64_t written = out_->count, read = in_->raw.count;
-    ExpectationQueue<Expectation> expectations;
-    runSenderReceiver(
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            B builder(s1_);
-            expectations.post(Case::setup(builder.template initRoot<Request>()));
-            writeTo<kPacked>(*out_, builder);
-          }
-        },
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            Expectation expected = expectations.take();
-            readFrom<kPacked>(*in_, readerScratch<kReuse>(s2_),
-                              [&](capnp::MessageReader& reader) {
-              expect<Case>(Case::answer(reader.getRoot<Response>()), expected);
-            });
-            tally.check += Case::term(expected);
-            ++tally.responses;
-          }
-        });
-    tally.bytes += (out_->count - written) + (in_->raw.count - read);
-  }
-
-  void closeClient() override {
-    out_.reset();
-    in_.reset();
-    if (outFd_ >= 0) ::close(outFd_);
-    outFd_ = -1;
-  }
-
-  void serve(int inFd, int outFd, ServerStats& stats) override {
-    PipeInput<kPacked> in(inFd);
-    CountingOutput out(outFd);
-    while (!in.atCleanEnd()) {
-      B builder(s1_);
-      readFrom<kPacked>(in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
-        Case::handle(reader.getRoot<Request>(), builder.template initRoot<Response>());
-        writeTo<kPacked>(out, builder);
-      });
-      ++stats.requests;
-    }
-    stats.bytesIn += in.raw.count;
-    stats.bytesOut += out.count;
-  }
-
-  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
-    kj::FdOutputStream out(fd);
-    std::vector<uint64_t> expectations;
-    for (; n > 0; --n) {
-      B builder(s1_);
-      expectations.push_back(Case::term(Case::setup(builder.template initRoot<Request>())));
-      writeTo<kPacked>(out, builder);
-    }
-    return expectations;
-  }
-
-  void readResponses(int fd, std::vector<uint64_t>& answers) override {
-    PipeInput<kPacked> in(fd);
-    while (!in.atCleanEnd()) {
-      readFrom<kPacked>(in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
-        answers.push_back(Case::term(Case::answer(reader.getRoot<Response>())));
-      });
-    }
+  bool serveOne(Conn& conn) {
+    if (conn.in.atCleanEnd()) return false;
+    B builder(s1_);
+    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
+      Case::handle(reader.getRoot<Request>(), builder.template initRoot<Response>());
+      writeTo<kPacked>(conn.out, builder);
+    });
+    return true;
   }
 
  private:
   Scratch s1_, s2_, s3_, s4_, s5_, s6_;
-  std::optional<PipeInput<kPacked>> in_;
-  std::optional<CountingOutput> out_;
-  int outFd_ = -1;
 };
 
-template <typename Case>
-std::unique_ptr<RpcCell> makeFor(bool packed, bool reuse) {
-  if (packed) {
-    if (reuse) return std::make_unique<Cell<Case, true, true>>();
-    return std::make_unique<Cell<Case, true, false>>();
-  }
-  if (reuse) return std::make_unique<Cell<Case, false, true>>();
-  return std::make_unique<Cell<Case, false, false>>();
-}
+template <typename Case, bool kReuse>
+using Packed = Capnp<Case, true, kReuse>;
+template <typename Case, bool kReuse>
+using Unpacked = Capnp<Case, false, kReuse>;
 
 }  // namespace
 
-std::unique_ptr<RpcCell> makeCapnpCell(const std::string& kase, const std::string& compression,
-                                       bool reuse) {
-  if (compression != "none" && compression != "packed") return nullptr;
-  bool packed = compression == "packed";
-  if (kase == "carsales") return makeFor<CarSales>(packed, reuse);
-  if (kase == "catrank") return makeFor<CatRank>(packed, reuse);
-  if (kase == "eval") return makeFor<Eval>(packed, reuse);
+std::unique_ptr<RpcCell> makeCapnp(const std::string& kase, const std::string& compression,
+                                  bool reuse) {
+  if (compression == "packed") return makeCell<Packed, CarSales, CatRank, Eval>(kase, reuse);
+  if (compression == "none") return makeCell<Unpacked, CarSales, CatRank, Eval>(kase, reuse);
   return nullptr;
 }
 
-}  // namespace wb
-
-namespace wb {
 std::string capnpVersion() {
   return std::to_string(CAPNP_VERSION_MAJOR) + "." + std::to_string(CAPNP_VERSION_MINOR) + "." +
          std::to_string(CAPNP_VERSION_MICRO);
 }
-}  // namespace wb
+
+}  // namespace wb::rpc

@@ -46,11 +46,12 @@
 #include "../common.h"
 #include "../io.h"
 #include "cases.h"
+#include "loops.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the null format is read and written with memcpy on a little-endian host");
 
-namespace wb {
+namespace wb::rpc {
 namespace {
 
 // ---- memory ----------------------------------------------------------------------------
@@ -693,13 +694,18 @@ struct Eval {
 
 constexpr uint32_t kMaxMessageBytes = 64u << 20;
 
-template <typename Answer, typename Expectation>
-void expect(const Answer& got, const Expectation& expected) {
-  if (got != expected) {
-    fail("incorrect response: expected " + std::to_string(expected) + ", got " +
-         std::to_string(got));
-  }
-}
+// A pipe in the null framing (a u32 size prefix per message), counted at the fds. The
+// reading side and the writing side are each used by one thread in pipe-async, so they do
+// not share a cache line.
+struct Conn {
+  Conn(int inFd, int outFd) : in{inFd}, out{outFd} {}
+  uint64_t bytesRead() const { return in.count; }
+  uint64_t bytesWritten() const { return out.count; }
+  struct alignas(64) Side {
+    int fd;
+    uint64_t count = 0;
+  } in, out;
+};
 
 // Serializes `m` into `buffer` after a 4-byte size prefix and writes both; returns the bytes.
 template <typename Case, typename M, bool kReuse>
@@ -735,10 +741,10 @@ uint64_t receiveMessage(int fd, M& m, Buffer<kReuse>& buffer, P& pool, bool endO
   return 4 + static_cast<uint64_t>(size);
 }
 
-// ---- the cell --------------------------------------------------------------------------
+// ---- the library's work ----------------------------------------------------------------
 
 template <typename Case, bool kReuse>
-class Cell final : public RpcCell {
+class Null {
   using Request = typename Case::Request;
   using Response = typename Case::Response;
   using Expectation = typename Case::Expectation;
@@ -746,173 +752,97 @@ class Cell final : public RpcCell {
   using B = Buffer<kReuse>;
 
  public:
-  void object(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      P pool(a1_);  // request and response share one arena, as in the reference
-      Request request;
-      Expectation expected = Case::setup(request, pool);
-      Response response;
-      Case::handle(request, response, pool);
-      expect(Case::answer(response), expected);
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+  using Conn = rpc::Conn;
+
+  Exchange object() {
+    P pool(a1_);  // request and response share one arena, as in the reference
+    Request request;
+    Expectation expected = Case::setup(request, pool);
+    Response response;
+    Case::handle(request, response, pool);
+    return {Case::term(expected), Case::term(Case::answer(response)), 0};
   }
 
-  void bytes(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      P clientPool(a1_);
-      Request request;
-      Expectation expected = Case::setup(request, clientPool);
-      B requestBytes(b1_);
-      size_t requestSize = Case::sizeOf(request);
-      uint8_t* rq = requestBytes.get(requestSize);
-      Writer rw(rq);
-      Case::encode(rw, request);
-      tally.bytes += requestSize;
+  Exchange bytes() {
+    Exchange e;
+    P clientPool(a1_);
+    Request request;
+    e.expected = Case::term(Case::setup(request, clientPool));
+    B requestBytes(b1_);
+    size_t requestSize = Case::sizeOf(request);
+    uint8_t* rq = requestBytes.get(requestSize);
+    Writer rw(rq);
+    Case::encode(rw, request);
+    e.bytes = requestSize;
 
-      P serverPool(a2_);
-      Request serverRequest;
-      Reader rr(rq, requestSize);
-      Case::decode(rr, serverRequest, serverPool);
-      rr.finish();
-      Response serverResponse;
-      Case::handle(serverRequest, serverResponse, serverPool);
-      B responseBytes(b2_);
-      size_t responseSize = Case::sizeOf(serverResponse);
-      uint8_t* rs = responseBytes.get(responseSize);
-      Writer sw(rs);
-      Case::encode(sw, serverResponse);
-      tally.bytes += responseSize;
+    P serverPool(a2_);
+    Request serverRequest;
+    Reader rr(rq, requestSize);
+    Case::decode(rr, serverRequest, serverPool);
+    rr.finish();
+    Response serverResponse;
+    Case::handle(serverRequest, serverResponse, serverPool);
+    B responseBytes(b2_);
+    size_t responseSize = Case::sizeOf(serverResponse);
+    uint8_t* rs = responseBytes.get(responseSize);
+    Writer sw(rs);
+    Case::encode(sw, serverResponse);
+    e.bytes += responseSize;
 
-      P responsePool(a3_);
-      Response response;
-      Reader sr(rs, responseSize);
-      Case::decode(sr, response, responsePool);
-      sr.finish();
-      expect(Case::answer(response), expected);
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+    P responsePool(a3_);
+    Response response;
+    Reader sr(rs, responseSize);
+    Case::decode(sr, response, responsePool);
+    sr.finish();
+    e.answer = Case::term(Case::answer(response));
+    return e;
   }
 
-  void openClient(int inFd, int outFd) override {
-    inFd_ = inFd;
-    outFd_ = outFd;
+  template <typename Expect>
+  void send(Conn& conn, Expect&& expect) {
+    P pool(a1_);
+    Request request;
+    expect(Case::term(Case::setup(request, pool)));
+    B out(b1_);
+    conn.out.count += sendMessage<Case>(conn.out.fd, request, out);
   }
 
-  void pipe(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      Expectation expected;
-      {
-        P pool(a1_);
-        Request request;
-        expected = Case::setup(request, pool);
-        B out(b1_);
-        tally.bytes += sendMessage<Case>(outFd_, request, out);
-      }
-      P pool(a2_);
-      Response response;
-      B in(b2_);
-      tally.bytes += receiveMessage<Case>(inFd_, response, in, pool, false);
-      expect(Case::answer(response), expected);
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+  bool receive(Conn& conn, uint64_t& answer, bool endOk) {
+    P pool(a2_);
+    Response response;
+    B in(b2_);
+    uint64_t n = receiveMessage<Case>(conn.in.fd, response, in, pool, endOk);
+    if (n == 0) return false;
+    conn.in.count += n;
+    answer = Case::term(Case::answer(response));
+    return true;
   }
 
-  void pipeAsync(uint64_t iters, Tally& tally) override {
-    ExpectationQueue<Expectation> expectations;
-    uint64_t sent = 0;
-    runSenderReceiver(
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            P pool(a1_);
-            Request request;
-            expectations.post(Case::setup(request, pool));
-            B out(b1_);
-            sent += sendMessage<Case>(outFd_, request, out);
-          }
-        },
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            Expectation expected = expectations.take();
-            P pool(a2_);
-            Response response;
-            B in(b2_);
-            tally.bytes += receiveMessage<Case>(inFd_, response, in, pool, false);
-            expect(Case::answer(response), expected);
-            tally.check += Case::term(expected);
-            ++tally.responses;
-          }
-        });
-    tally.bytes += sent;
-  }
-
-  void closeClient() override {
-    if (outFd_ >= 0) ::close(outFd_);
-    outFd_ = -1;
-  }
-
-  void serve(int inFd, int outFd, ServerStats& stats) override {
-    for (;;) {
-      P pool(a1_);
-      Request request;
-      B in(b1_);
-      uint64_t n = receiveMessage<Case>(inFd, request, in, pool, true);
-      if (n == 0) break;
-      stats.bytesIn += n;
-      Response response;
-      Case::handle(request, response, pool);
-      B out(b2_);
-      stats.bytesOut += sendMessage<Case>(outFd, response, out);
-      ++stats.requests;
-    }
-  }
-
-  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
-    std::vector<uint64_t> expectations;
-    for (; n > 0; --n) {
-      P pool(a1_);
-      Request request;
-      expectations.push_back(Case::term(Case::setup(request, pool)));
-      B out(b1_);
-      sendMessage<Case>(fd, request, out);
-    }
-    return expectations;
-  }
-
-  void readResponses(int fd, std::vector<uint64_t>& answers) override {
-    for (;;) {
-      P pool(a2_);
-      Response response;
-      B in(b2_);
-      if (receiveMessage<Case>(fd, response, in, pool, true) == 0) break;
-      answers.push_back(Case::term(Case::answer(response)));
-    }
+  bool serveOne(Conn& conn) {
+    P pool(a1_);
+    Request request;
+    B in(b1_);
+    uint64_t n = receiveMessage<Case>(conn.in.fd, request, in, pool, true);
+    if (n == 0) return false;
+    conn.in.count += n;
+    Response response;
+    Case::handle(request, response, pool);
+    B out(b2_);
+    conn.out.count += sendMessage<Case>(conn.out.fd, response, out);
+    return true;
   }
 
  private:
   Arena a1_, a2_, a3_;
   std::vector<uint8_t> b1_, b2_;
-  int inFd_ = -1, outFd_ = -1;
 };
-
-template <typename Case>
-std::unique_ptr<RpcCell> makeFor(bool reuse) {
-  if (reuse) return std::make_unique<Cell<Case, true>>();
-  return std::make_unique<Cell<Case, false>>();
-}
 
 }  // namespace
 
-std::unique_ptr<RpcCell> makeNullCell(const std::string& kase, const std::string& compression,
-                                      bool reuse) {
+std::unique_ptr<RpcCell> makeNull(const std::string& kase, const std::string& compression,
+                                  bool reuse) {
   if (compression != "none") return nullptr;
-  if (kase == "carsales") return makeFor<CarSales>(reuse);
-  if (kase == "catrank") return makeFor<CatRank>(reuse);
-  if (kase == "eval") return makeFor<Eval>(reuse);
-  return nullptr;
+  return makeCell<Null, CarSales, CatRank, Eval>(kase, reuse);
 }
 
-}  // namespace wb
+}  // namespace wb::rpc

@@ -14,18 +14,17 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "../common.h"
-#include "../io.h"
 #include "carsales.pb.h"
 #include "cases.h"
 #include "catrank.pb.h"
 #include "eval.pb.h"
+#include "loops.h"
 
-namespace wb {
+namespace wb::rpc {
 namespace {
 
 namespace pio = google::protobuf::io;
@@ -323,18 +322,29 @@ uint64_t readDelimited(pio::FileInputStream* raw, google::protobuf::MessageLite*
   return pio::CodedOutputStream::VarintSize32(size) + size;
 }
 
-template <typename Answer, typename Expectation>
-void expect(const Answer& got, const Expectation& expected) {
-  if (got != expected) {
-    fail("incorrect response: expected " + std::to_string(expected) + ", got " +
-         std::to_string(got));
-  }
-}
+// A pipe in the delimited framing, counted at the fds. The reading side and the writing
+// side are each used by one thread in pipe-async, so they do not share a cache line.
+struct Conn {
+  Conn(int inFd, int outFd) : in(inFd), out(outFd) {}
+  uint64_t bytesRead() const { return in.count; }
+  uint64_t bytesWritten() const { return out.count; }
 
-// ---- the cell --------------------------------------------------------------------------
+  struct alignas(64) In {
+    explicit In(int fd) : stream(fd) {}
+    pio::FileInputStream stream;
+    uint64_t count = 0;
+  } in;
+  struct alignas(64) Out {
+    explicit Out(int fd) : stream(fd) {}
+    pio::FileOutputStream stream;
+    uint64_t count = 0;
+  } out;
+};
+
+// ---- the library's work ----------------------------------------------------------------
 
 template <typename Case, bool kReuse>
-class Cell final : public RpcCell {
+class Protobuf {
   using Request = typename Case::Request;
   using Response = typename Case::Response;
   using Expectation = typename Case::Expectation;
@@ -342,177 +352,97 @@ class Cell final : public RpcCell {
   using Resp = Use<Response, kReuse>;
 
  public:
-  void object(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      Req request(clientRequest_);
-      Expectation expected = Case::setup(&*request);
-      Resp response(serverResponse_);
-      Case::handle(*request, &*response);
-      request.done();
-      expect(Case::answer(*response), expected);
-      response.done();
-      tally.check += Case::term(expected);
-      ++tally.responses;
+  using Conn = rpc::Conn;
+
+  Exchange object() {
+    Req request(clientRequest_);
+    Expectation expected = Case::setup(&*request);
+    Resp response(serverResponse_);
+    Case::handle(*request, &*response);
+    request.done();
+    uint64_t answer = Case::term(Case::answer(*response));
+    response.done();
+    return {Case::term(expected), answer, 0};
+  }
+
+  Exchange bytes() {
+    Exchange e;
+    Req clientRequest(clientRequest_);
+    e.expected = Case::term(Case::setup(&*clientRequest));
+    StringUse<kReuse> requestBytes(requestBytes_);
+    clientRequest->SerializePartialToString(&requestBytes.get());
+    e.bytes = requestBytes.get().size();
+    clientRequest.done();
+
+    Req serverRequest(serverRequest_);
+    if (!serverRequest->ParsePartialFromString(requestBytes.get())) {
+      fail("corrupt protobuf request");
     }
-  }
+    Resp serverResponse(serverResponse_);
+    Case::handle(*serverRequest, &*serverResponse);
+    serverRequest.done();
 
-  void bytes(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      Req clientRequest(clientRequest_);
-      Expectation expected = Case::setup(&*clientRequest);
-      StringUse<kReuse> requestBytes(requestBytes_);
-      clientRequest->SerializePartialToString(&requestBytes.get());
-      tally.bytes += requestBytes.get().size();
-      clientRequest.done();
+    StringUse<kReuse> responseBytes(responseBytes_);
+    serverResponse->SerializePartialToString(&responseBytes.get());
+    e.bytes += responseBytes.get().size();
+    serverResponse.done();
 
-      Req serverRequest(serverRequest_);
-      if (!serverRequest->ParsePartialFromString(requestBytes.get())) {
-        fail("corrupt protobuf request");
-      }
-      Resp serverResponse(serverResponse_);
-      Case::handle(*serverRequest, &*serverResponse);
-      serverRequest.done();
-
-      StringUse<kReuse> responseBytes(responseBytes_);
-      serverResponse->SerializePartialToString(&responseBytes.get());
-      tally.bytes += responseBytes.get().size();
-      serverResponse.done();
-
-      Resp clientResponse(clientResponse_);
-      if (!clientResponse->ParsePartialFromString(responseBytes.get())) {
-        fail("corrupt protobuf response");
-      }
-      expect(Case::answer(*clientResponse), expected);
-      clientResponse.done();
-      tally.check += Case::term(expected);
-      ++tally.responses;
+    Resp clientResponse(clientResponse_);
+    if (!clientResponse->ParsePartialFromString(responseBytes.get())) {
+      fail("corrupt protobuf response");
     }
+    e.answer = Case::term(Case::answer(*clientResponse));
+    clientResponse.done();
+    return e;
   }
 
-  void openClient(int inFd, int outFd) override {
-    in_.emplace(inFd);
-    out_.emplace(outFd);
-    outFd_ = outFd;
+  template <typename Expect>
+  void send(Conn& conn, Expect&& expect) {
+    Req request(clientRequest_);
+    expect(Case::term(Case::setup(&*request)));
+    conn.out.count += writeDelimited(*request, &conn.out.stream);
+    request.done();
   }
 
-  void pipe(uint64_t iters, Tally& tally) override {
-    for (; iters > 0; --iters) {
-      Req request(clientRequest_);
-      Expectation expected = Case::setup(&*request);
-      tally.bytes += writeDelimited(*request, &*out_);
-      request.done();
-      Resp response(clientResponse_);
-      tally.bytes += readDelimited(&*in_, &*response);
-      expect(Case::answer(*response), expected);
-      response.done();
-      tally.check += Case::term(expected);
-      ++tally.responses;
-    }
+  bool receive(Conn& conn, uint64_t& answer, bool endOk) {
+    if (endOk && atCleanEnd(&conn.in.stream)) return false;
+    Resp response(clientResponse_);
+    conn.in.count += readDelimited(&conn.in.stream, &*response);
+    answer = Case::term(Case::answer(*response));
+    response.done();
+    return true;
   }
 
-  void pipeAsync(uint64_t iters, Tally& tally) override {
-    ExpectationQueue<Expectation> expectations;
-    uint64_t sent = 0;
-    runSenderReceiver(
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            Req request(clientRequest_);
-            expectations.post(Case::setup(&*request));
-            sent += writeDelimited(*request, &*out_);
-            request.done();
-          }
-        },
-        [&] {
-          for (uint64_t i = iters; i > 0; --i) {
-            Expectation expected = expectations.take();
-            Resp response(clientResponse_);
-            tally.bytes += readDelimited(&*in_, &*response);
-            expect(Case::answer(*response), expected);
-            response.done();
-            tally.check += Case::term(expected);
-            ++tally.responses;
-          }
-        });
-    tally.bytes += sent;
-  }
-
-  void closeClient() override {
-    if (out_) out_->Flush();
-    out_.reset();
-    in_.reset();
-    if (outFd_ >= 0) ::close(outFd_);
-    outFd_ = -1;
-  }
-
-  void serve(int inFd, int outFd, ServerStats& stats) override {
-    pio::FileInputStream in(inFd);
-    pio::FileOutputStream out(outFd);
-    while (!atCleanEnd(&in)) {
-      Req request(serverRequest_);
-      stats.bytesIn += readDelimited(&in, &*request);
-      Resp response(serverResponse_);
-      Case::handle(*request, &*response);
-      request.done();
-      stats.bytesOut += writeDelimited(*response, &out);
-      response.done();
-      ++stats.requests;
-    }
-  }
-
-  std::vector<uint64_t> writeRequests(int fd, uint64_t n) override {
-    pio::FileOutputStream out(fd);
-    std::vector<uint64_t> expectations;
-    for (; n > 0; --n) {
-      Req request(clientRequest_);
-      expectations.push_back(Case::term(Case::setup(&*request)));
-      writeDelimited(*request, &out);
-      request.done();
-    }
-    return expectations;
-  }
-
-  void readResponses(int fd, std::vector<uint64_t>& answers) override {
-    pio::FileInputStream in(fd);
-    while (!atCleanEnd(&in)) {
-      Resp response(clientResponse_);
-      readDelimited(&in, &*response);
-      answers.push_back(Case::term(Case::answer(*response)));
-      response.done();
-    }
+  bool serveOne(Conn& conn) {
+    if (atCleanEnd(&conn.in.stream)) return false;
+    Req request(serverRequest_);
+    conn.in.count += readDelimited(&conn.in.stream, &*request);
+    Resp response(serverResponse_);
+    Case::handle(*request, &*response);
+    request.done();
+    conn.out.count += writeDelimited(*response, &conn.out.stream);
+    response.done();
+    return true;
   }
 
  private:
   Request clientRequest_, serverRequest_;
   Response serverResponse_, clientResponse_;
   std::string requestBytes_, responseBytes_;
-  std::optional<pio::FileInputStream> in_;
-  std::optional<pio::FileOutputStream> out_;
-  int outFd_ = -1;
 };
-
-template <typename Case>
-std::unique_ptr<RpcCell> makeFor(bool reuse) {
-  if (reuse) return std::make_unique<Cell<Case, true>>();
-  return std::make_unique<Cell<Case, false>>();
-}
 
 }  // namespace
 
-std::unique_ptr<RpcCell> makeProtobufCell(const std::string& kase,
-                                          const std::string& compression, bool reuse) {
+std::unique_ptr<RpcCell> makeProtobuf(const std::string& kase, const std::string& compression,
+                                      bool reuse) {
   if (compression != "none") return nullptr;
-  if (kase == "carsales") return makeFor<CarSales>(reuse);
-  if (kase == "catrank") return makeFor<CatRank>(reuse);
-  if (kase == "eval") return makeFor<Eval>(reuse);
-  return nullptr;
+  return makeCell<Protobuf, CarSales, CatRank, Eval>(kase, reuse);
 }
 
-}  // namespace wb
-
-namespace wb {
 std::string protobufVersion() {
   constexpr int v = GOOGLE_PROTOBUF_VERSION;
   return std::to_string(v / 1000000) + "." + std::to_string(v / 1000 % 1000) + "." +
          std::to_string(v % 1000);
 }
-}  // namespace wb
+
+}  // namespace wb::rpc

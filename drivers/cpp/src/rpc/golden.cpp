@@ -20,12 +20,12 @@
 #include <system_error>
 #include <vector>
 
-#include "common.h"
-#include "io.h"
-#include "registry.h"
-#include "rng.h"
+#include "../common.h"
+#include "../io.h"
+#include "../rng.h"
+#include "rpc.h"
 
-namespace wb {
+namespace wb::rpc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -80,10 +80,10 @@ uint64_t fileSize(const std::string& path) {
 // The cell whose wire format a golden file of (case, lib, compression) is in, or nullptr if
 // this driver does not support it. Builders are the reuse variant: deterministic bytes.
 std::unique_ptr<RpcCell> goldenCell(const std::string& kase, const std::string& lib,
-                                    const std::string& compression) {
-  const auto& cases = rpcCases();
-  if (std::find(cases.begin(), cases.end(), kase) == cases.end()) return nullptr;
-  const RpcLib* l = findRpcLib(lib);
+                                   const std::string& compression) {
+  const auto& all = cases();
+  if (std::find(all.begin(), all.end(), kase) == all.end()) return nullptr;
+  const RpcLib* l = findLib(lib);
   if (l == nullptr) return nullptr;
   if (std::find(l->compressions.begin(), l->compressions.end(), compression) ==
       l->compressions.end()) {
@@ -172,8 +172,8 @@ void goldenWrite(const std::string& dir, const GoldenReport& report) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) fail(dir + ": cannot create directory: " + ec.message());
-  for (const std::string& kase : rpcCases()) {
-    for (const RpcLib& lib : rpcLibs()) {
+  for (const std::string& kase : cases()) {
+    for (const RpcLib& lib : libs()) {
       for (const std::string& compression : lib.compressions) {
         auto cell = goldenCell(kase, lib.name, compression);
         if (!cell) continue;
@@ -252,4 +252,4 @@ void goldenCheck(const std::string& dir, const GoldenReport& report) {
   }
 }
 
-}  // namespace wb
+}  // namespace wb::rpc

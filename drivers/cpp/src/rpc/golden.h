@@ -4,22 +4,14 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
-namespace wb {
+#include "../registry.h"
+
+namespace wb::rpc {
 
 // Requests (and so responses) per golden file: the first ones from a fresh generator.
 inline constexpr uint64_t kGoldenMessages = 5;
-
-// One file written, checked or skipped.
-struct GoldenFile {
-  std::string name;  // file name inside the directory
-  uint64_t messages = 0;
-  uint64_t bytes = 0;
-  bool skipped = false;
-};
-using GoldenReport = std::function<void(const GoldenFile&)>;
 
 // Writes DIR/<case>.<lib>.<compression>.{requests,responses} for every rpc case, library
 // and compression this driver supports, creating DIR if needed; reports each file as it
@@ -32,4 +24,4 @@ void goldenWrite(const std::string& dir, const GoldenReport& report);
 // message, wrong answer or wrong message count, or if no file could be checked.
 void goldenCheck(const std::string& dir, const GoldenReport& report);
 
-}  // namespace wb
+}  // namespace wb::rpc
