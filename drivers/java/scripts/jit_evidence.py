@@ -66,7 +66,7 @@ def run(cell, iters, rounds, cpu, samples):
         "--warmup",
         str(max(1, iters // 10)),
     ]
-    base = ["taskset", "-c", cpu, J, "run", *cell.split(), *counts]
+    base = ["taskset", "-c", cpu, J, "run", "--suite", "rpc", *cell.split(), *counts]
     if "pipe" not in cell:
         out = subprocess.run(base, capture_output=True, text=True, env=env)
         return json.loads(out.stdout)
@@ -115,12 +115,13 @@ def main():
         iters = q * a.scale
         r = run(cell, iters, a.rounds, a.cpu, a.samples)
         j = r["jit"]
-        best = min(r["samples_ns"])
+        samples = r["metrics"]["time"]["samples"]
+        best = min(samples)
         stop = rule_stop(j["round_compiles"], j["round_jit_cpu_us"])
         upto = sum(j["round_ns"][:stop]) / 1e9 if stop else None
         print(
             f"## {name}, iters {iters}: best sample {best / 1e6:.1f} ms; samples / best "
-            f"{[round(x / best, 2) for x in r['samples_ns']]}; compiles during samples "
+            f"{[round(x / best, 2) for x in samples]}; compiles during samples "
             f"{j['sample_compiles']}; rule stops after round {stop} "
             f"({f'{upto:.1f} s of rounds' if upto else 'cap'})"
         )

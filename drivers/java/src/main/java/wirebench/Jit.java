@@ -41,7 +41,7 @@ import java.util.List;
  * off; .trace=true prints when each round ended), passed through WIREBENCH_JVM_OPTS to the
  * launcher.
  */
-final class Jit {
+public final class Jit {
   private Jit() {}
 
   static final int QUIET = Integer.getInteger("wirebench.jit.quiet", 2);
@@ -82,12 +82,12 @@ final class Jit {
 
 
   /** Which counter the rule watches: "compiles" (a count) or "compile_ms" (the fallback). */
-  static String signal() {
+  public static String signal() {
     return TOTAL_COMPILES != null ? "compiles" : "compile_ms";
   }
 
   /** The counter the rule watches: compilations completed, or else milliseconds spent. */
-  static long counter() {
+  public static long counter() {
     if (TOTAL_COMPILES != null) {
       try {
         return (Long) TOTAL_COMPILES.invoke(HOTSPOT);
@@ -182,19 +182,19 @@ final class Jit {
   }
 
   /** Total time the JIT compilers have spent so far, in ms (the public MXBean). */
-  static long compileMs() {
+  public static long compileMs() {
     return COMPILATION.isCompilationTimeMonitoringSupported()
         ? COMPILATION.getTotalCompilationTime()
         : -1;
   }
 
   /** One warm-up round: replays a sample's workload; returns its nanoseconds. */
-  interface Round {
+  public interface Round {
     long run() throws Failure;
   }
 
   /** What the rounds did, for the result's "jit" object. */
-  static final class Report {
+  public static final class Report {
     // Plain arrays, filled in place: boxing a Long per round would itself compile code
     // (Long.valueOf) in the middle of the rounds and disturb the signal.
     final long[] roundNs = new long[Math.max(1, MAX_ROUNDS)];
@@ -210,9 +210,9 @@ final class Jit {
     long compileMs;
     long wallNs;
     /** Counter deltas during each timed sample (measured after the fact, not timed). */
-    final List<Long> sampleCompiles = new ArrayList<>();
+    public final List<Long> sampleCompiles = new ArrayList<>();
 
-    int rounds() {
+    public int rounds() {
       return rounds;
     }
 
@@ -224,7 +224,7 @@ final class Jit {
       return out;
     }
 
-    String json() {
+    public String json() {
       Json j = new Json();
       j.num("rounds", rounds)
           .bool("settled", settled)
@@ -241,7 +241,7 @@ final class Jit {
   }
 
   /** Runs rounds until the JIT has settled or a cap is reached (see the class comment). */
-  static Report settle(Round round) throws Failure {
+  public static Report settle(Round round) throws Failure {
     Report r = new Report();
     long start = System.nanoTime();
     int quiet = 0;

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Map;
 
 /** A JSON object built field by field and printed on one line, as the other drivers do. */
-final class Json {
+public final class Json {
   private final StringBuilder body = new StringBuilder();
 
-  static String quote(String s) {
+  public static String quote(String s) {
     StringBuilder out = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); ++i) {
       char c = s.charAt(i);
@@ -35,7 +35,7 @@ final class Json {
     return out.append('"').toString();
   }
 
-  Json raw(String key, String json) {
+  public Json raw(String key, String json) {
     if (body.length() > 0) {
       body.append(", ");
     }
@@ -43,19 +43,19 @@ final class Json {
     return this;
   }
 
-  Json str(String key, String v) {
+  public Json str(String key, String v) {
     return raw(key, quote(v));
   }
 
-  Json num(String key, long v) {
+  public Json num(String key, long v) {
     return raw(key, Long.toString(v));
   }
 
-  Json bool(String key, boolean v) {
+  public Json bool(String key, boolean v) {
     return raw(key, v ? "true" : "false");
   }
 
-  Json list(String key, List<Long> v) {
+  public Json list(String key, List<Long> v) {
     StringBuilder b = new StringBuilder("[");
     for (int i = 0; i < v.size(); ++i) {
       if (i > 0) {
@@ -66,8 +66,31 @@ final class Json {
     return raw(key, b.append(']').toString());
   }
 
+  /** A list of strings. */
+  public Json strings(String key, List<String> v) {
+    StringBuilder b = new StringBuilder("[");
+    for (int i = 0; i < v.size(); ++i) {
+      if (i > 0) {
+        b.append(", ");
+      }
+      b.append(quote(v.get(i)));
+    }
+    return raw(key, b.append(']').toString());
+  }
+
+  /** Appends the fields of `other`, in their order. */
+  public Json fields(Json other) {
+    if (other.body.length() > 0) {
+      if (body.length() > 0) {
+        body.append(", ");
+      }
+      body.append(other.body);
+    }
+    return this;
+  }
+
   /** An object of string pairs, in the map's order. */
-  static String pairs(Map<String, String> m) {
+  public static String pairs(Map<String, String> m) {
     Json j = new Json();
     for (Map.Entry<String, String> e : m.entrySet()) {
       j.str(e.getKey(), e.getValue());
@@ -75,7 +98,7 @@ final class Json {
     return j.text();
   }
 
-  String text() {
+  public String text() {
     return "{" + body + "}";
   }
 }

@@ -9,18 +9,18 @@ package wirebench;
  * <p>The state is an explicit object passed to whatever builds requests (not a global): in
  * pipe-async the sending thread draws while the timing loop owns the reset.
  */
-final class Rng {
+public final class Rng {
   private int x;
   private int y;
   private int z;
   private int w;
 
-  Rng() {
+  public Rng() {
     reset();
   }
 
   /** Back to the initial state (start of the warm-up and of every sample). */
-  void reset() {
+  public void reset() {
     x = 0x1d2acd47;
     y = 0x58ca3e14;
     z = 0xf563f232;
@@ -28,7 +28,7 @@ final class Rng {
   }
 
   /** One step; the result is an unsigned 32-bit value held in an int. */
-  int next() {
+  public int next() {
     int t = x ^ (x << 11);
     x = y;
     y = z;
@@ -38,12 +38,12 @@ final class Rng {
   }
 
   /** {@code next() % n}, unsigned; n is small and positive, and so is the result. */
-  int rand(int n) {
+  public int rand(int n) {
     return (int) ((next() & 0xffffffffL) % n);
   }
 
   /** {@code double(next()) * range / 4294967295.0}. */
-  double randDouble(double range) {
+  public double randDouble(double range) {
     return (double) (next() & 0xffffffffL) * range / 4294967295.0;
   }
 }

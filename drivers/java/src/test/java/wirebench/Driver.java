@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,19 +17,19 @@ import java.util.regex.Pattern;
  * Runs the driver as the harness does: through the launcher drivers/java/wirebench-java
  * (its JVM flags), from the test class path (the jar is built after the tests).
  */
-final class Driver {
+public final class Driver {
   private Driver() {}
 
   /** drivers/java: Maven runs the tests there. */
-  static final Path PROJECT = Paths.get("").toAbsolutePath();
+  public static final Path PROJECT = Paths.get("").toAbsolutePath();
 
-  static final Path TESTDATA = PROJECT.resolve("../../testdata").normalize();
-  static final Path LAUNCHER = PROJECT.resolve("wirebench-java");
+  public static final Path TESTDATA = PROJECT.resolve("../../testdata").normalize();
+  public static final Path LAUNCHER = PROJECT.resolve("wirebench-java");
 
-  static final class Result {
-    final int status;
-    final String stdout;
-    final String stderr;
+  public static final class Result {
+    public final int status;
+    public final String stdout;
+    public final String stderr;
 
     Result(int status, String stdout, String stderr) {
       this.status = status;
@@ -36,7 +37,7 @@ final class Driver {
       this.stderr = stderr;
     }
 
-    List<String> lines() {
+    public List<String> lines() {
       List<String> out = new ArrayList<>();
       for (String l : stdout.split("\n")) {
         if (!l.isEmpty()) {
@@ -44,6 +45,16 @@ final class Driver {
         }
       }
       return out;
+    }
+
+    /** The message of a usage error: the first line on stderr, without the usage text. */
+    public String usageError() {
+      String first = stderr.split("\n", 2)[0];
+      String prefix = "wirebench-java: usage error: ";
+      if (!first.startsWith(prefix)) {
+        throw new AssertionError("not a usage error: " + this);
+      }
+      return first.substring(prefix.length());
     }
 
     @Override
@@ -58,7 +69,7 @@ final class Driver {
   }
 
   /** Runs the driver with `args`, stdin from `stdin` (or nothing). */
-  static Result run(byte[] stdin, String... args) throws IOException, InterruptedException {
+  public static Result run(byte[] stdin, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(LAUNCHER.toString());
     cmd.addAll(List.of(args));
@@ -83,12 +94,12 @@ final class Driver {
     }
   }
 
-  static Result run(String... args) throws IOException, InterruptedException {
+  public static Result run(String... args) throws IOException, InterruptedException {
     return run(null, args);
   }
 
   /** `"key": "value"` or `"key": value` (a number, list or literal) out of one JSON line. */
-  static String field(String line, String key) {
+  public static String field(String line, String key) {
     String pat = "\"" + key + "\": ";
     int at = line.indexOf(pat);
     if (at < 0) {
@@ -108,8 +119,52 @@ final class Driver {
     return rest.substring(0, end);
   }
 
+  /** The cell parameters of a line of `list`, in their order. */
+  public static Map<String, String> params(String line) {
+    String pat = "\"params\": {";
+    String body = line.substring(line.indexOf(pat) + pat.length(), line.indexOf('}'));
+    Map<String, String> out = new LinkedHashMap<>();
+    Matcher m = Pattern.compile("\"([^\"]+)\": \"([^\"]*)\"").matcher(body);
+    while (m.find()) {
+      out.put(m.group(1), m.group(2));
+    }
+    return out;
+  }
+
+  /** The object that follows `"key": ` in a JSON line (no nested objects inside it). */
+  public static String object(String line, String key) {
+    String pat = "\"" + key + "\": {";
+    int at = line.indexOf(pat);
+    if (at < 0) {
+      throw new AssertionError(key + " not in " + line);
+    }
+    return line.substring(at + pat.length() - 1, line.indexOf('}', at) + 1);
+  }
+
+  /** A JSON list of integers. */
+  public static List<Long> longs(String list) {
+    List<Long> out = new ArrayList<>();
+    for (String v : list.replaceAll("[\\[\\] ]", "").split(",")) {
+      if (!v.isEmpty()) {
+        out.add(Long.parseLong(v));
+      }
+    }
+    return out;
+  }
+
+  /** The data lines of a file of testdata/rpc (no blank lines, no comments). */
+  public static List<String> rpcData(String name) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String l : Files.readAllLines(Driver.TESTDATA.resolve("rpc").resolve(name))) {
+      if (!l.isBlank() && !l.startsWith("#")) {
+        out.add(l.trim());
+      }
+    }
+    return out;
+  }
+
   /** testdata/rpc/checks.json: case -> (iterations -> digest). */
-  static Map<String, Map<Long, Long>> checks() throws IOException {
+  public static Map<String, Map<Long, Long>> checks() throws IOException {
     String text = Files.readString(TESTDATA.resolve("rpc/checks.json"));
     Map<String, Map<Long, Long>> out = new HashMap<>();
     Matcher m = Pattern.compile("\"(\\w+)\": \\{([^}]*)\\}").matcher(text);

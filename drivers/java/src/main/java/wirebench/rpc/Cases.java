@@ -1,7 +1,10 @@
-package wirebench;
+package wirebench.rpc;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
+import wirebench.Failure;
+import wirebench.Rng;
 
 /**
  * Library-independent parts of the rpc cases (docs/workloads.md): the tables the generator
@@ -239,10 +242,26 @@ final class Cases {
 
   // ---- shared ---------------------------------------------------------------------------
 
-  static void expect(long got, long expected) throws Failure {
-    if (got != expected) {
-      throw new Failure("incorrect response: expected " + expected + ", got " + got);
+  /** A library's object for the case called `kase` (its cell, in a factory), or null. */
+  static <T> T byCase(String kase, Supplier<T> carsales, Supplier<T> catrank, Supplier<T> eval) {
+    switch (kase) {
+      case "carsales":
+        return carsales.get();
+      case "catrank":
+        return catrank.get();
+      case "eval":
+        return eval.get();
+      default:
+        return null;
     }
+  }
+
+  /** The digest term of a response: its expectation, once its answer has matched it. */
+  static long verified(long expected, long answer) throws Failure {
+    if (answer != expected) {
+      throw new Failure("incorrect response: expected " + expected + ", got " + answer);
+    }
+    return expected;
   }
 
   private static byte[][] ascii(String[] words) {

@@ -1,4 +1,4 @@
-package wirebench;
+package wirebench.rpc;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ReadableByteChannel;
-import java.util.List;
 import org.capnproto.Allocator;
 import org.capnproto.ArrayInputStream;
 import org.capnproto.ArrayOutputStream;
@@ -21,6 +20,8 @@ import org.capnproto.StructFactory;
 import org.capnproto.StructList;
 import org.capnproto.StructReader;
 import org.capnproto.Text;
+import wirebench.Failure;
+import wirebench.Rng;
 import wirebench.capnp.CarsalesCapnp;
 import wirebench.capnp.CatrankCapnp;
 import wirebench.capnp.EvalCapnp;
@@ -45,7 +46,7 @@ import wirebench.capnp.EvalCapnp;
  *       C++ driver), read back with Serialize.read(ByteBuffer) (segments are slices of the
  *       buffer, no copy, like FlatArrayMessageReader) or through a PackedInputStream.
  *   <li>pipe: a 64 KiB buffered writer (flushed after every message) and a 64 KiB buffered
- *       reader over the fd (Io.CapnpOut, Io.CapnpIn); bytes are counted at the fd.
+ *       reader over the fd ({@link CapnpOut}, {@link CapnpIn}); bytes are counted at the fd.
  *   <li>catrank text: the snippet's bytes are searched in place in the segment (no String).
  * </ul>
  */
@@ -473,10 +474,171 @@ final class CapnpRpc {
     return new MessageReader(slices, OPTIONS);
   }
 
+  // ---- the pipe's streams ----------------------------------------------------------------
+
+  /**
+   * A buffered reader for the Cap'n Proto runtime (its BufferedInputStream interface, which
+   * PackedInputStream needs) over any InputStream, that can also tell a clean end of file
+   * at a message boundary: the runtime's own BufferedInputStreamWrapper throws "premature
+   * EOF" there, and Serialize.tryRead cannot see through a PackedInputStream.
+   */
+  static final class CapnpIn implements org.capnproto.BufferedInputStream {
+    private final InputStream in;
+    private final byte[] array = new byte[Io.BUFFER_BYTES];
+    private final ByteBuffer buf = ByteBuffer.wrap(array);
+
+    CapnpIn(InputStream in) {
+      this.in = in;
+      buf.limit(0);
+    }
+
+    /** Fills the empty buffer with at least one byte; false at end of file. */
+    private boolean fill() throws IOException {
+      int n = in.read(array, 0, array.length);
+      if (n < 0) {
+        buf.limit(0);
+        return false;
+      }
+      buf.position(0);
+      buf.limit(n);
+      return true;
+    }
+
+    /** True at a clean end of file (nothing buffered, nothing more to read). */
+    boolean atCleanEnd() throws IOException {
+      return !buf.hasRemaining() && !fill();
+    }
+
+    @Override
+    public ByteBuffer getReadBuffer() throws IOException {
+      if (!buf.hasRemaining() && !fill()) {
+        throw new org.capnproto.DecodeException("premature end of file");
+      }
+      return buf;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+      int want = dst.remaining();
+      if (want == 0) {
+        return 0;
+      }
+      int done = 0;
+      while (done < want) {
+        if (buf.hasRemaining()) {
+          int k = Math.min(buf.remaining(), want - done);
+          int pos = buf.position();
+          dst.put(array, pos, k);
+          buf.position(pos + k);
+          done += k;
+        } else if (want - done >= array.length && dst.hasArray()) {
+          // A large read goes straight into the destination, without a copy.
+          int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), want - done);
+          if (n < 0) {
+            break;
+          }
+          dst.position(dst.position() + n);
+          done += n;
+        } else if (!fill()) {
+          break;
+        }
+      }
+      return done == 0 ? -1 : done;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
+  }
+
+  /**
+   * A buffered writer for the Cap'n Proto runtime (its BufferedOutputStream interface,
+   * which PackedOutputStream writes into) over any OutputStream; flush() sends the bytes.
+   */
+  static final class CapnpOut implements org.capnproto.BufferedOutputStream {
+    private final OutputStream out;
+    private final byte[] array = new byte[Io.BUFFER_BYTES];
+    private final ByteBuffer buf = ByteBuffer.wrap(array);
+
+    CapnpOut(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public ByteBuffer getWriteBuffer() {
+      return buf;
+    }
+
+    private void drain() throws IOException {
+      if (buf.position() > 0) {
+        out.write(array, 0, buf.position());
+        buf.clear();
+      }
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      int size = src.remaining();
+      if (size <= buf.remaining()) {
+        buf.put(src);
+      } else {
+        drain();
+        if (size <= buf.remaining()) {
+          buf.put(src);
+        } else if (src.hasArray()) {
+          // A segment larger than the buffer goes straight to the stream, without a copy.
+          out.write(src.array(), src.arrayOffset() + src.position(), size);
+          src.position(src.limit());
+        } else {
+          while (src.hasRemaining()) {
+            int k = Math.min(src.remaining(), array.length);
+            src.get(array, 0, k);
+            out.write(array, 0, k);
+          }
+        }
+      }
+      return size;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      drain();
+      out.flush();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() throws IOException {
+      flush();
+      out.close();
+    }
+  }
+
+  /** The buffered reader and writer of one side of a pipe. */
+  static final class Conn {
+    final CapnpIn in;
+    final CapnpOut out;
+
+    Conn(InputStream in, OutputStream out) {
+      this.in = new CapnpIn(in);
+      this.out = new CapnpOut(out);
+    }
+  }
+
   // ---- the cell -------------------------------------------------------------------------
 
   static final class Cell<QB, QR extends StructReader, SB, SR extends StructReader>
-      implements RpcCell {
+      implements Impl<Conn> {
     private final Case<QB, QR, SB, SR> c;
     private final boolean packed;
     private final boolean reuse;
@@ -489,10 +651,6 @@ final class CapnpRpc {
     private final ByteBuffer s4;
     private final ByteBuffer s5;
     private final ByteBuffer s6;
-    private Io.CountingIn countIn;
-    private Io.CountingOut countOut;
-    private Io.CapnpIn in;
-    private Io.CapnpOut out;
 
     Cell(Case<QB, QR, SB, SR> c, boolean packed, boolean reuse) {
       this.c = c;
@@ -541,30 +699,15 @@ final class CapnpRpc {
       return reuse ? readInto(new PackedInputStream(input), scratch) : SerializePacked.read(input);
     }
 
-    private MessageReader readStream(Io.CapnpIn input, ByteBuffer scratch) throws IOException {
+    private MessageReader readStream(CapnpIn input, ByteBuffer scratch) throws IOException {
       if (reuse) {
         return readInto(packed ? new PackedInputStream(input) : input, scratch);
       }
       return packed ? SerializePacked.read(input, OPTIONS) : Serialize.read(input, OPTIONS);
     }
 
-    private long counts() {
-      return countIn.count + countOut.count;
-    }
-
-    // Each mode's loop calls a per-iteration method (`...Once`) that the launcher keeps
-    // from being inlined into the loop (-XX:CompileCommand=dontinline,wirebench.*::*Once):
-    // it is compiled as soon as enough messages have gone through it, while the loop
-    // itself, entered once per sample, stays a small compilation (see Jit.java).
-
     @Override
-    public void object(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        objectOnce(rng, t);
-      }
-    }
-
-    private void objectOnce(Rng rng, Tally t) throws Failure {
+    public long objectOnce(Rng rng) throws Failure {
       try {
         MessageBuilder rq = builder(s1);
         QB request = rq.initRoot(c.req);
@@ -572,24 +715,17 @@ final class CapnpRpc {
         MessageBuilder rs = builder(s4);
         SB response = rs.initRoot(c.resp);
         c.handle(c.req.asReader(request), response);
-        Cases.expect(c.answer(c.resp.asReader(response)), expected);
+        long term = Cases.verified(expected, c.answer(c.resp.asReader(response)));
         done(rq);
         done(rs);
-        t.check += expected;
-        ++t.responses;
+        return term;
       } catch (RuntimeException e) {
         throw Failure.of("Cap'n Proto", e);
       }
     }
 
     @Override
-    public void bytes(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        bytesOnce(rng, t);
-      }
-    }
-
-    private void bytesOnce(Rng rng, Tally t) throws Failure {
+    public long bytesOnce(Rng rng, Loops.Tally t) throws Failure {
       try {
         MessageBuilder rq = builder(s1);
         long expected = c.setup(rng, rq.initRoot(c.req));
@@ -605,154 +741,65 @@ final class CapnpRpc {
         t.bytes += m;
 
         MessageReader responseReader = readBytes(s5, m, s6);
-        Cases.expect(c.answer(responseReader.getRoot(c.resp)), expected);
-        t.check += expected;
-        ++t.responses;
+        return Cases.verified(expected, c.answer(responseReader.getRoot(c.resp)));
       } catch (IOException | RuntimeException e) {
         throw Failure.of("Cap'n Proto", e);
       }
     }
 
     @Override
-    public void openClient(Io.CountingIn in, Io.CountingOut out) {
-      countIn = in;
-      countOut = out;
-      this.in = new Io.CapnpIn(in);
-      this.out = new Io.CapnpOut(out);
-    }
-
-    /** Builds the next request, writes and flushes it; returns its expectation. */
-    private long send(Rng rng) throws IOException {
-      MessageBuilder rq = builder(s1);
-      long expected = c.setup(rng, rq.initRoot(c.req));
-      write(out, rq);
-      out.flush();
-      done(rq);
-      return expected;
-    }
-
-    private long receive() throws IOException, Failure {
-      if (in.atCleanEnd()) {
-        throw new Failure("unexpected end of file before a response");
-      }
-      return c.answer(readStream(in, s2).getRoot(c.resp));
+    public Conn connect(InputStream in, OutputStream out) {
+      return new Conn(in, out);
     }
 
     @Override
-    public void pipe(Rng rng, long iters, Tally t) throws Failure {
-      long before = counts();
-      for (long i = 0; i < iters; ++i) {
-        pipeOnce(rng, t);
-      }
-      t.bytes += counts() - before;
-    }
-
-    private void pipeOnce(Rng rng, Tally t) throws Failure {
+    public long sendOnce(Rng rng, Conn conn, Loops.Expectations posted) throws Failure {
       try {
-        long expected = send(rng);
-        Cases.expect(receive(), expected);
-        t.check += expected;
-        ++t.responses;
+        MessageBuilder rq = builder(s1);
+        long expected = c.setup(rng, rq.initRoot(c.req));
+        posted.post(expected);
+        write(conn.out, rq);
+        conn.out.flush();
+        done(rq);
+        return expected;
       } catch (IOException | RuntimeException e) {
         throw Failure.of("Cap'n Proto", e);
       }
     }
 
-    /** pipe-async's sender, one request: posted before it is sent, so the receiver finds it. */
-    private void sendOnce(Rng rng, Io.LongQueue expectations) throws IOException {
-      MessageBuilder rq = builder(s1);
-      expectations.post(c.setup(rng, rq.initRoot(c.req)));
-      write(out, rq);
-      out.flush();
-      done(rq);
-    }
-
-    private void receiveOnce(Io.LongQueue expectations, Tally t) throws Exception {
-      long expected = expectations.take();
-      Cases.expect(receive(), expected);
-      t.check += expected;
-      ++t.responses;
-    }
-
     @Override
-    public void pipeAsync(Rng rng, long iters, Tally t) {
-      long before = counts();
-      Io.LongQueue expectations = new Io.LongQueue();
-      Io.pipeAsync(
-          iters, () -> sendOnce(rng, expectations), () -> receiveOnce(expectations, t));
-      t.bytes += counts() - before;
-    }
-
-    @Override
-    public void closeClient() throws Failure {
+    public long receiveOnce(Conn conn, long expected) throws Failure {
       try {
-        out.close();
-      } catch (IOException e) {
-        throw Failure.of("I/O error", e);
-      }
-    }
-
-    @Override
-    public void serve(InputStream input, OutputStream output, ServerStats stats)
-        throws Failure {
-      Io.CapnpIn sin = new Io.CapnpIn(input);
-      Io.CapnpOut sout = new Io.CapnpOut(output);
-      try {
-        while (serveOnce(sin, sout)) {
-          ++stats.requests;
+        if (conn.in.atCleanEnd()) {
+          throw new Loops.EndOfStream();
         }
-        sout.flush();
+        return Cases.verified(expected, c.answer(readStream(conn.in, s2).getRoot(c.resp)));
       } catch (IOException | RuntimeException e) {
         throw Failure.of("Cap'n Proto", e);
       }
     }
 
-    /** Answers the next request; false at a clean end of file. */
-    private boolean serveOnce(Io.CapnpIn sin, Io.CapnpOut sout) throws IOException, Failure {
-      if (sin.atCleanEnd()) {
-        return false;
-      }
-      MessageReader reader = readStream(sin, s2);
-      MessageBuilder rs = builder(s1);
-      c.handle(reader.getRoot(c.req), rs.initRoot(c.resp));
-      write(sout, rs);
-      sout.flush();
-      done(rs);
-      return true;
-    }
-
     @Override
-    public long[] writeRequests(Rng rng, int n, OutputStream output) throws Failure {
-      Io.CapnpOut o = new Io.CapnpOut(output);
-      long[] expectations = new long[n];
+    public boolean serveOnce(Conn conn) throws Failure {
       try {
-        for (int i = 0; i < n; ++i) {
-          MessageBuilder rq = builder(s1);
-          expectations[i] = c.setup(rng, rq.initRoot(c.req));
-          write(o, rq);
-          done(rq);
+        if (conn.in.atCleanEnd()) {
+          return false;
         }
-        o.flush();
-      } catch (IOException | RuntimeException e) {
-        throw Failure.of("Cap'n Proto", e);
-      }
-      return expectations;
-    }
-
-    @Override
-    public void readResponses(InputStream input, List<Long> answers) throws Failure {
-      Io.CapnpIn i = new Io.CapnpIn(input);
-      try {
-        while (!i.atCleanEnd()) {
-          answers.add(c.answer(readStream(i, s2).getRoot(c.resp)));
-        }
+        MessageReader reader = readStream(conn.in, s2);
+        MessageBuilder rs = builder(s1);
+        c.handle(reader.getRoot(c.req), rs.initRoot(c.resp));
+        write(conn.out, rs);
+        conn.out.flush();
+        done(rs);
+        return true;
       } catch (IOException | RuntimeException e) {
         throw Failure.of("Cap'n Proto", e);
       }
     }
   }
 
-  static RpcCell make(String kase, String compression, boolean reuse) {
+  /** The library's factory (RpcSuite.LIBS): its cell of a case, or null. */
+  static Impl<?> make(String kase, String compression, boolean reuse) {
     boolean packed;
     switch (compression) {
       case "none":
@@ -764,15 +811,10 @@ final class CapnpRpc {
       default:
         return null;
     }
-    switch (kase) {
-      case "carsales":
-        return new Cell<>(new CarSales(), packed, reuse);
-      case "catrank":
-        return new Cell<>(new CatRank(), packed, reuse);
-      case "eval":
-        return new Cell<>(new Eval(), packed, reuse);
-      default:
-        return null;
-    }
+    return Cases.<Impl<?>>byCase(
+        kase,
+        () -> new Cell<>(new CarSales(), packed, reuse),
+        () -> new Cell<>(new CatRank(), packed, reuse),
+        () -> new Cell<>(new Eval(), packed, reuse));
   }
 }

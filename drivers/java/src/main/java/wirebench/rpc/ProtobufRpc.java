@@ -1,4 +1,4 @@
-package wirebench;
+package wirebench.rpc;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
@@ -12,7 +12,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Arrays;
-import java.util.List;
+import wirebench.Failure;
+import wirebench.Rng;
 import wirebench.carsales.Carsales;
 import wirebench.catrank.Catrank;
 import wirebench.eval.Eval;
@@ -461,12 +462,23 @@ final class ProtobufRpc {
     }
   }
 
+  /** The reader and writer of one side of a pipe. */
+  static final class Conn {
+    final Reader in;
+    final Writer out;
+
+    Conn(InputStream in, OutputStream out, boolean reuse) {
+      this.in = new Reader(in, reuse);
+      this.out = new Writer(out, reuse);
+    }
+  }
+
   static final class Cell<
           QB extends Message.Builder,
           QO extends MessageOrBuilder,
           SB extends Message.Builder,
           SO extends MessageOrBuilder>
-      implements RpcCell {
+      implements Impl<Conn> {
     private final Case<QB, QO, SB, SO> c;
     private final boolean reuse;
     private final QB clientRequest;
@@ -475,10 +487,6 @@ final class ProtobufRpc {
     private final SB clientResponse;
     private byte[] requestBytes = new byte[1024];
     private byte[] responseBytes = new byte[1024];
-    private Io.CountingIn countIn;
-    private Io.CountingOut countOut;
-    private Writer out;
-    private Reader in;
 
     Cell(Case<QB, QO, SB, SO> c, boolean reuse) {
       this.c = c;
@@ -542,38 +550,22 @@ final class ProtobufRpc {
       return o;
     }
 
-    // Each mode's loop calls a per-iteration method (`...Once`) that the launcher keeps
-    // from being inlined into the loop (see CapnpRpc.Cell and Jit.java).
-
     @Override
-    public void object(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        objectOnce(rng, t);
-      }
-    }
-
-    private void objectOnce(Rng rng, Tally t) throws Failure {
+    public long objectOnce(Rng rng) throws Failure {
       QB request = requestBuilder();
       long expected = c.setup(rng, request);
       SB response = responseBuilder();
       c.handle(asRequest(request), response);
-      Cases.expect(c.answer(asResponse(response)), expected);
+      long term = Cases.verified(expected, c.answer(asResponse(response)));
       if (reuse) {
         request.clear();
         response.clear();
       }
-      t.check += expected;
-      ++t.responses;
+      return term;
     }
 
     @Override
-    public void bytes(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        bytesOnce(rng, t);
-      }
-    }
-
-    private void bytesOnce(Rng rng, Tally t) throws Failure {
+    public long bytesOnce(Rng rng, Loops.Tally t) throws Failure {
       try {
         QB request = requestBuilder();
         long expected = c.setup(rng, request);
@@ -593,165 +585,69 @@ final class ProtobufRpc {
         t.bytes += m;
 
         SO cresp = parse(rsb, m, clientResponse, c.responseParser());
-        Cases.expect(c.answer(cresp), expected);
-        t.check += expected;
-        ++t.responses;
+        return Cases.verified(expected, c.answer(cresp));
       } catch (IOException e) {
         throw Failure.of("protobuf", e);
       }
     }
 
     @Override
-    public void openClient(Io.CountingIn in, Io.CountingOut out) {
-      countIn = in;
-      countOut = out;
-      this.in = new Reader(in, reuse);
-      this.out = new Writer(out, reuse);
-    }
-
-    private long counts() {
-      return countIn.count + countOut.count;
-    }
-
-    private long send(Rng rng) throws IOException {
-      QB request = requestBuilder();
-      long expected = c.setup(rng, request);
-      out.send(built(request, reuse));
-      return expected;
-    }
-
-    private long receive() throws IOException, Failure {
-      SO response = in.next(clientResponse, c.responseParser());
-      if (response == null) {
-        throw new Failure("unexpected end of file before a response");
-      }
-      return c.answer(response);
+    public Conn connect(InputStream in, OutputStream out) {
+      return new Conn(in, out, reuse);
     }
 
     @Override
-    public void pipe(Rng rng, long iters, Tally t) throws Failure {
-      long before = counts();
-      for (long i = 0; i < iters; ++i) {
-        pipeOnce(rng, t);
-      }
-      t.bytes += counts() - before;
-    }
-
-    private void pipeOnce(Rng rng, Tally t) throws Failure {
+    public long sendOnce(Rng rng, Conn conn, Loops.Expectations posted) throws Failure {
       try {
-        long expected = send(rng);
-        Cases.expect(receive(), expected);
-        t.check += expected;
-        ++t.responses;
+        QB request = requestBuilder();
+        long expected = c.setup(rng, request);
+        posted.post(expected);
+        conn.out.send(built(request, reuse));
+        return expected;
       } catch (IOException e) {
         throw Failure.of("protobuf", e);
       }
     }
 
-    private void sendOnce(Rng rng, Io.LongQueue expectations) throws IOException {
-      QB request = requestBuilder();
-      expectations.post(c.setup(rng, request));
-      out.send(built(request, reuse));
-    }
-
-    private void receiveOnce(Io.LongQueue expectations, Tally t) throws Exception {
-      long expected = expectations.take();
-      Cases.expect(receive(), expected);
-      t.check += expected;
-      ++t.responses;
-    }
-
     @Override
-    public void pipeAsync(Rng rng, long iters, Tally t) {
-      long before = counts();
-      Io.LongQueue expectations = new Io.LongQueue();
-      Io.pipeAsync(
-          iters, () -> sendOnce(rng, expectations), () -> receiveOnce(expectations, t));
-      t.bytes += counts() - before;
-    }
-
-    @Override
-    public void closeClient() throws Failure {
+    public long receiveOnce(Conn conn, long expected) throws Failure {
       try {
-        countOut.flush();
-        countOut.close();
-      } catch (IOException e) {
-        throw Failure.of("I/O error", e);
-      }
-    }
-
-    @Override
-    public void serve(InputStream input, OutputStream output, ServerStats stats)
-        throws Failure {
-      Reader r = new Reader(input, reuse);
-      Writer w = new Writer(output, reuse);
-      try {
-        while (serveOnce(r, w)) {
-          ++stats.requests;
+        SO response = conn.in.next(clientResponse, c.responseParser());
+        if (response == null) {
+          throw new Loops.EndOfStream();
         }
+        return Cases.verified(expected, c.answer(response));
       } catch (IOException e) {
         throw Failure.of("protobuf", e);
       }
     }
 
-    /** Answers the next request; false at a clean end of file. */
-    private boolean serveOnce(Reader r, Writer w) throws IOException, Failure {
-      QO request = r.next(serverRequest, c.requestParser());
-      if (request == null) {
-        return false;
-      }
-      SB response = responseBuilder();
-      c.handle(request, response);
-      w.send(built(response, reuse));
-      return true;
-    }
-
     @Override
-    public long[] writeRequests(Rng rng, int n, OutputStream output) throws Failure {
-      Writer w = new Writer(output, reuse);
-      long[] expectations = new long[n];
+    public boolean serveOnce(Conn conn) throws Failure {
       try {
-        for (int i = 0; i < n; ++i) {
-          QB request = requestBuilder();
-          expectations[i] = c.setup(rng, request);
-          w.send(built(request, reuse));
+        QO request = conn.in.next(serverRequest, c.requestParser());
+        if (request == null) {
+          return false;
         }
-      } catch (IOException e) {
-        throw Failure.of("protobuf", e);
-      }
-      return expectations;
-    }
-
-    @Override
-    public void readResponses(InputStream input, List<Long> answers) throws Failure {
-      Reader r = new Reader(input, reuse);
-      try {
-        while (true) {
-          SO response = r.next(clientResponse, c.responseParser());
-          if (response == null) {
-            return;
-          }
-          answers.add(c.answer(response));
-        }
+        SB response = responseBuilder();
+        c.handle(request, response);
+        conn.out.send(built(response, reuse));
+        return true;
       } catch (IOException e) {
         throw Failure.of("protobuf", e);
       }
     }
   }
 
-  static RpcCell make(String kase, String compression, boolean reuse) {
+  /** The library's factory (RpcSuite.LIBS): its cell of a case, or null. */
+  static Impl<?> make(String kase, String compression, boolean reuse) {
     if (!compression.equals("none")) {
       return null;
     }
-    switch (kase) {
-      case "carsales":
-        return new Cell<>(new CarSales(), reuse);
-      case "catrank":
-        return new Cell<>(new CatRank(), reuse);
-      case "eval":
-        return new Cell<>(new EvalCase(), reuse);
-      default:
-        return null;
-    }
+    return Cases.<Impl<?>>byCase(
+        kase,
+        () -> new Cell<>(new CarSales(), reuse),
+        () -> new Cell<>(new CatRank(), reuse),
+        () -> new Cell<>(new EvalCase(), reuse));
   }
 }

@@ -1,4 +1,4 @@
-package wirebench;
+package wirebench.rpc;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,8 +8,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
 import java.util.function.Supplier;
+import wirebench.Failure;
+import wirebench.Rng;
 
 /**
  * The rpc suite with no serialization library: plain Java objects, the floor the libraries
@@ -780,13 +781,12 @@ final class NullRpc {
     r.finish();
   }
 
-  /** Writes the u32 size prefix and the message with one write; returns 4 + size. */
-  private static long send(OutputStream out, Msg m, W w) throws IOException {
+  /** Writes the u32 size prefix and the message with one write. */
+  private static void writeFramed(OutputStream out, Msg m, W w) throws IOException {
     w.n = 4;
     m.encode(w);
     I32.set(w.a, 0, w.n - 4);
     out.write(w.a, 0, w.n);
-    return w.n;
   }
 
   /** Reads exactly `len` bytes into a[off..); returns how many were read before the end. */
@@ -803,21 +803,17 @@ final class NullRpc {
   }
 
   /**
-   * Reads the next framed message into `m` through `buf`; returns 4 + size, or -1 at a
-   * clean end of file before the size prefix when `endOk`.
+   * Reads the next framed message into `m` through `buf`; false at a clean end of file
+   * before the size prefix.
    */
-  private static long receive(InputStream in, Msg m, W buf, boolean endOk)
-      throws IOException, Failure {
+  private static boolean readFramed(InputStream in, Msg m, W buf) throws IOException, Failure {
     if (buf.a.length < 4) {
       buf.a = new byte[4];
     }
     int got = readFully(in, buf.a, 0, 4);
     if (got < 4) {
-      if (got == 0 && endOk) {
-        return -1;
-      }
       if (got == 0) {
-        throw new Failure("null: unexpected end of file before a response");
+        return false;
       }
       throw new Failure(
           "truncated null message size prefix: end of file after " + got + " of 4 bytes");
@@ -836,12 +832,26 @@ final class NullRpc {
           "null: truncated message of " + n + " bytes: end of file after " + body);
     }
     decode(m, buf.a, n);
-    return 4 + size;
+    return true;
   }
 
   // ---- the cell -------------------------------------------------------------------------
 
-  static final class Cell<Q extends Msg, S extends Msg> implements RpcCell {
+  /**
+   * One side of a pipe: the streams themselves, unbuffered (each message is written with one
+   * write and read with two reads).
+   */
+  static final class Conn {
+    final InputStream in;
+    final OutputStream out;
+
+    Conn(InputStream in, OutputStream out) {
+      this.in = in;
+      this.out = out;
+    }
+  }
+
+  static final class Cell<Q extends Msg, S extends Msg> implements Impl<Conn> {
     private final Case<Q, S> c;
     private final boolean reuse;
     // Kept messages and buffers (reuse): client request, server request, server response,
@@ -852,8 +862,6 @@ final class NullRpc {
     private final S r2;
     private final W b1 = new W();
     private final W b2 = new W();
-    private Io.CountingIn in;
-    private Io.CountingOut out;
 
     Cell(Case<Q, S> c, boolean reuse) {
       this.c = c;
@@ -876,34 +884,17 @@ final class NullRpc {
       return reuse ? kept : new W();
     }
 
-    // Each mode's loop calls a per-iteration method (`...Once`) that the launcher keeps
-    // from being inlined into the loop (see CapnpRpc.Cell and Jit.java).
-
     @Override
-    public void object(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        objectOnce(rng, t);
-      }
-    }
-
-    private void objectOnce(Rng rng, Tally t) throws Failure {
+    public long objectOnce(Rng rng) throws Failure {
       Q request = req(m1);
       long expected = c.setup(rng, request);
       S response = resp(r1);
       c.handle(request, response);
-      Cases.expect(c.answer(response), expected);
-      t.check += expected;
-      ++t.responses;
+      return Cases.verified(expected, c.answer(response));
     }
 
     @Override
-    public void bytes(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        bytesOnce(rng, t);
-      }
-    }
-
-    private void bytesOnce(Rng rng, Tally t) throws Failure {
+    public long bytesOnce(Rng rng, Loops.Tally t) throws Failure {
       Q request = req(m1);
       long expected = c.setup(rng, request);
       W rq = buf(b1);
@@ -918,146 +909,67 @@ final class NullRpc {
 
       S response = resp(r2);
       decode(response, rs.a, rs.n);
-      Cases.expect(c.answer(response), expected);
-      t.check += expected;
-      ++t.responses;
+      return Cases.verified(expected, c.answer(response));
     }
 
     @Override
-    public void openClient(Io.CountingIn in, Io.CountingOut out) {
-      this.in = in;
-      this.out = out;
+    public Conn connect(InputStream in, OutputStream out) {
+      return new Conn(in, out);
     }
 
     @Override
-    public void pipe(Rng rng, long iters, Tally t) throws Failure {
-      for (long i = 0; i < iters; ++i) {
-        pipeOnce(rng, t);
-      }
-    }
-
-    private void pipeOnce(Rng rng, Tally t) throws Failure {
+    public long sendOnce(Rng rng, Conn conn, Loops.Expectations posted) throws Failure {
       try {
         Q request = req(m1);
         long expected = c.setup(rng, request);
-        t.bytes += send(out, request, buf(b1));
+        posted.post(expected);
+        writeFramed(conn.out, request, buf(b1));
+        return expected;
+      } catch (IOException e) {
+        throw Failure.of("I/O error", e);
+      }
+    }
+
+    @Override
+    public long receiveOnce(Conn conn, long expected) throws Failure {
+      try {
         S response = resp(r2);
-        t.bytes += receive(in, response, buf(b2), false);
-        Cases.expect(c.answer(response), expected);
-        t.check += expected;
-        ++t.responses;
-      } catch (IOException e) {
-        throw Failure.of("I/O error", e);
-      }
-    }
-
-    private long sendOnce(Rng rng, Io.LongQueue expectations) throws IOException {
-      Q request = req(m1);
-      expectations.post(c.setup(rng, request));
-      return send(out, request, buf(b1));
-    }
-
-    private void receiveOnce(Io.LongQueue expectations, Tally t) throws Exception {
-      long expected = expectations.take();
-      S response = resp(r2);
-      t.bytes += receive(in, response, buf(b2), false);
-      Cases.expect(c.answer(response), expected);
-      t.check += expected;
-      ++t.responses;
-    }
-
-    @Override
-    public void pipeAsync(Rng rng, long iters, Tally t) {
-      Io.LongQueue expectations = new Io.LongQueue();
-      long[] sent = new long[1];
-      Io.pipeAsync(
-          iters,
-          () -> sent[0] += sendOnce(rng, expectations),
-          () -> receiveOnce(expectations, t));
-      t.bytes += sent[0];
-    }
-
-    @Override
-    public void closeClient() throws Failure {
-      try {
-        out.flush();
-        out.close();
-      } catch (IOException e) {
-        throw Failure.of("I/O error", e);
-      }
-    }
-
-    @Override
-    public void serve(InputStream input, OutputStream output, ServerStats stats)
-        throws Failure {
-      try {
-        while (serveOnce(input, output)) {
-          ++stats.requests;
+        if (!readFramed(conn.in, response, buf(b2))) {
+          throw new Loops.EndOfStream();
         }
+        return Cases.verified(expected, c.answer(response));
       } catch (IOException e) {
         throw Failure.of("I/O error", e);
       }
     }
 
-    /** Answers the next request; false at a clean end of file. */
-    private boolean serveOnce(InputStream input, OutputStream output)
-        throws IOException, Failure {
-      Q request = req(m2);
-      if (receive(input, request, buf(b1), true) < 0) {
-        return false;
-      }
-      S response = resp(r1);
-      c.handle(request, response);
-      send(output, response, buf(b2));
-      output.flush();
-      return true;
-    }
-
     @Override
-    public long[] writeRequests(Rng rng, int n, OutputStream output) throws Failure {
-      long[] expectations = new long[n];
+    public boolean serveOnce(Conn conn) throws Failure {
       try {
-        for (int i = 0; i < n; ++i) {
-          Q request = req(m1);
-          expectations[i] = c.setup(rng, request);
-          send(output, request, buf(b1));
+        Q request = req(m2);
+        if (!readFramed(conn.in, request, buf(b1))) {
+          return false;
         }
-        output.flush();
-      } catch (IOException e) {
-        throw Failure.of("I/O error", e);
-      }
-      return expectations;
-    }
-
-    @Override
-    public void readResponses(InputStream input, List<Long> answers) throws Failure {
-      try {
-        while (true) {
-          S response = resp(r2);
-          if (receive(input, response, buf(b2), true) < 0) {
-            return;
-          }
-          answers.add(c.answer(response));
-        }
+        S response = resp(r1);
+        c.handle(request, response);
+        writeFramed(conn.out, response, buf(b2));
+        conn.out.flush();
+        return true;
       } catch (IOException e) {
         throw Failure.of("I/O error", e);
       }
     }
   }
 
-  static RpcCell make(String kase, String compression, boolean reuse) {
+  /** The library's factory (RpcSuite.LIBS): its cell of a case, or null. */
+  static Impl<?> make(String kase, String compression, boolean reuse) {
     if (!compression.equals("none")) {
       return null;
     }
-    switch (kase) {
-      case "carsales":
-        return new Cell<>(new CarSales(), reuse);
-      case "catrank":
-        return new Cell<>(new CatRank(), reuse);
-      case "eval":
-        return new Cell<>(new Eval(), reuse);
-      default:
-        return null;
-    }
+    return Cases.<Impl<?>>byCase(
+        kase,
+        () -> new Cell<>(new CarSales(), reuse),
+        () -> new Cell<>(new CatRank(), reuse),
+        () -> new Cell<>(new Eval(), reuse));
   }
 }

@@ -1,4 +1,4 @@
-package wirebench;
+package wirebench.rpc;
 
 import java.util.Arrays;
 

@@ -1,0 +1,194 @@
+package wirebench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/**
+ * One suite of the registry (Suites): its cases, its parameters and their legal values, its
+ * libraries (a suite's own library type, L, adds the factory), the fixtures it takes, and its
+ * run. The command line knows no suite: it validates a cell against these (Main.validate) and
+ * hands the validated {@link Run} to {@link #run}.
+ */
+public abstract class Suite<L extends Suite.Lib> {
+  /** The fixture flags the command line knows (docs/protocol.md); a suite takes some or none. */
+  public static final List<String> FIXTURES = List.of("input", "work-dir", "out-dir");
+
+  /** The values of --role; a run without --role gets its suite's default (prepare). */
+  public static final List<String> ROLES = List.of("local", "client", "server");
+
+  /** A cell parameter, passed as --NAME VALUE, with its legal values in the order of `list`. */
+  public static final class Param {
+    public final String name;
+    public final List<String> values;
+
+    public Param(String name, List<String> values) {
+      this.name = name;
+      this.values = List.copyOf(values);
+    }
+  }
+
+  /** A library of a suite as the command line and `list` see it. */
+  public static class Lib {
+    public final String name;
+    /** Narrows parameters' legal values for this library (capnp's compressions). */
+    private final Map<String, List<String>> supports;
+    /** Extra provenance of this library's results: (key, version), in order. */
+    public final Map<String, String> versions;
+
+    public Lib(String name, Map<String, List<String>> supports, Map<String, String> versions) {
+      this.name = name;
+      this.supports = Map.copyOf(supports);
+      this.versions = versions;
+    }
+
+    /** The values of `p` this library supports, in the order of `list`. */
+    public final List<String> values(Param p) {
+      return supports.getOrDefault(p.name, p.values);
+    }
+
+    /** A library's version, from the pom.properties Maven puts in its jar. */
+    public static String mavenVersion(String group, String artifact) {
+      String path = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+      try (InputStream in = Lib.class.getResourceAsStream(path)) {
+        if (in == null) {
+          return "unknown";
+        }
+        Properties p = new Properties();
+        p.load(in);
+        return p.getProperty("version", "unknown");
+      } catch (IOException e) {
+        return "unknown";
+      }
+    }
+  }
+
+  public final String name;
+  public final List<String> cases;
+  public final List<Param> params;
+  public final List<L> libs;
+  /** The fixture flags this suite takes (of FIXTURES). */
+  public final List<String> fixtures;
+
+  protected Suite(
+      String name, List<String> cases, List<Param> params, List<L> libs, List<String> fixtures) {
+    this.name = name;
+    this.cases = List.copyOf(cases);
+    this.params = List.copyOf(params);
+    this.libs = List.copyOf(libs);
+    this.fixtures = List.copyOf(fixtures);
+  }
+
+  /** The library called `name`, or null. */
+  public final L lib(String name) {
+    for (L l : libs) {
+      if (l.name.equals(name)) {
+        return l;
+      }
+    }
+    return null;
+  }
+
+  public final List<String> libNames() {
+    List<String> names = new ArrayList<>();
+    libs.forEach(l -> names.add(l.name));
+    return names;
+  }
+
+  /** The parameter called `name`, or null. */
+  public final Param param(String name) {
+    for (Param p : params) {
+      if (p.name.equals(name)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  public final List<String> paramNames() {
+    List<String> names = new ArrayList<>();
+    params.forEach(p -> names.add(p.name));
+    return names;
+  }
+
+  /**
+   * Why a combination of legal parameter values is not a cell (`list` leaves it out, `run`
+   * refuses it), or null.
+   */
+  public String refuse(Map<String, String> params) {
+    return null;
+  }
+
+  /** Checks the run's role against its parameters and gives a run without --role its own. */
+  public abstract void prepare(Run<L> run) throws Usage;
+
+  /** Runs one validated cell and prints its result. */
+  public abstract void run(Run<L> run) throws Failure, Usage;
+
+  /** One golden file written, checked or skipped. */
+  public static final class GoldenFile {
+    public final String name;
+    public final long messages;
+    public final long bytes;
+    public final boolean skipped;
+
+    public GoldenFile(String name, long messages, long bytes, boolean skipped) {
+      this.name = name;
+      this.messages = messages;
+      this.bytes = bytes;
+      this.skipped = skipped;
+    }
+  }
+
+  /** A suite's `golden write DIR` and `golden check DIR`; each reports every file. */
+  public interface Golden {
+    void write(String dir, Consumer<GoldenFile> report) throws Failure;
+
+    void check(String dir, Consumer<GoldenFile> report) throws Failure;
+  }
+
+  /** The suite's golden files, or null if it has none. */
+  public Golden golden() {
+    return null;
+  }
+
+  /**
+   * The lines of `list` for this suite: case, library, then every parameter in its order with
+   * the values the library supports, less what {@link #refuse} refuses.
+   */
+  public final List<String> cells() {
+    List<String> lines = new ArrayList<>();
+    for (String kase : cases) {
+      for (L lib : libs) {
+        product(kase, lib, new LinkedHashMap<>(), lines);
+      }
+    }
+    return lines;
+  }
+
+  private void product(String kase, L lib, LinkedHashMap<String, String> p, List<String> lines) {
+    if (p.size() == params.size()) {
+      if (refuse(p) == null) {
+        lines.add(
+            new Json()
+                .str("suite", name)
+                .str("case", kase)
+                .str("lib", lib.name)
+                .raw("params", Json.pairs(p))
+                .text());
+      }
+      return;
+    }
+    Param param = params.get(p.size());
+    for (String v : lib.values(param)) {
+      p.put(param.name, v);
+      product(kase, lib, p, lines);
+      p.remove(param.name);
+    }
+  }
+}

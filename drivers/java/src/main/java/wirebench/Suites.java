@@ -1,0 +1,32 @@
+package wirebench;
+
+import java.util.ArrayList;
+import java.util.List;
+import wirebench.limit.LimitSuite;
+import wirebench.rpc.RpcSuite;
+
+/**
+ * The registry of this driver's suites, in the order of `list` and `info`. Adding a suite is
+ * one package (its Suite) and one line here.
+ */
+public final class Suites {
+  private Suites() {}
+
+  public static final List<Suite<?>> ALL = List.of(RpcSuite.SUITE, LimitSuite.SUITE);
+
+  /** The suite called `name`, or null. */
+  public static Suite<?> find(String name) {
+    for (Suite<?> s : ALL) {
+      if (s.name.equals(name)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  public static List<String> names() {
+    List<String> names = new ArrayList<>();
+    ALL.forEach(s -> names.add(s.name));
+    return names;
+  }
+}
