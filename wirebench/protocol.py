@@ -12,7 +12,6 @@ from .cells import Task
 from .suites import ResultError, Suite
 
 PROTOCOL = 2
-KINDS = ("samples", "scalar", "histogram")
 
 
 @dataclass(frozen=True)
@@ -27,13 +26,6 @@ class Metric:
     samples: tuple[int, ...] = ()
     value: float | None = None
     histogram: str | None = None
-
-    def to_json(self) -> dict:
-        if self.kind == "samples":
-            return {"unit": self.unit, "iters": self.iters, "samples": list(self.samples)}
-        if self.kind == "scalar":
-            return {"unit": self.unit, "value": self.value}
-        return {"unit": self.unit, "histogram": self.histogram}
 
 
 def parse_result(stdout: str) -> dict:

@@ -78,7 +78,6 @@ class Table:
 class Report:
     run: dict
     provenance: dict
-    plan: dict
     results: list[CellResult]
     tables: list[Table]
     readings: list[str]  # how to read the tables, one paragraph per suite shown
@@ -418,7 +417,6 @@ def build(
     return Report(
         run=dict(run),
         provenance=json.loads(run["provenance"]),
-        plan=json.loads(run["plan"]),
         results=results,
         tables=tables,
         readings=readings,

@@ -14,7 +14,7 @@ takes part (docs/adding-a-suite.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..cells import Cell, Task
@@ -78,15 +78,14 @@ class Suite:
     metrics: tuple[MetricSpec, ...]
     reading: str = ""  # how to read the suite's tables, printed above them
     primary: str = "time"  # the metric that comparisons and ratios use
-    fixtures: tuple[str, ...] = ()  # of FIXTURES: what the harness hands each process
+    # What the harness hands each process: "input", "work_dir", "out_dir".
+    fixtures: tuple[str, ...] = ()
     # Libraries in reading order (the floor first); the others follow alphabetically.
     lib_order: tuple[str, ...] = ()
     # Shown beside every run, whatever the suite filter (the machine's limits).
     accompanies_every_run: bool = False
     # Iterations per sample, by profile and case.
     iters: dict[str, dict[str, int]] = field(default_factory=dict)
-
-    FIXTURES: ClassVar[tuple[str, ...]] = ("input", "work_dir", "out_dir")
 
     # -- the matrix ---------------------------------------------------------------------
     def param(self, name: str) -> Param | None:
