@@ -9,7 +9,9 @@ its file's name, so a link `fake2_driver.py` is a second language; FAKE_TOOLCHAI
 toolchain it reports.
 
 It also runs the suite `probe` (tests/conftest.py registers it): a latency histogram per
-process and a file in its --out-dir, to exercise histograms and fixtures end to end.
+process and a file in its --out-dir, to exercise histograms and fixtures end to end; and
+codec cells whose encodings come from wirebench.codec_records (`null`, and `jackson` for
+JSON), honest unless FAKE_CODEC_LIE names an operation whose digest to get wrong.
 """
 
 import base64
@@ -21,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from wirebench import workloads  # noqa: E402
+from wirebench import codec_records, workloads  # noqa: E402
 
 BEHAVIOURS = (
     "good",
@@ -48,6 +50,11 @@ def cells():
             }
     yield {"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": "16KiB"}}
     yield {"suite": "probe", "case": "echo", "lib": "good", "params": {"size": "small"}}
+    for case in codec_records.CASES:
+        for lib, validation in (("null", "lazy"), ("jackson", "validated")):
+            for buffer in ("reused", "fresh"):
+                params = {"buffer": buffer, "strings": "owned", "validation": validation}
+                yield {"suite": "codec", "case": case, "lib": lib, "params": params}
 
 
 # The language is the file's name (fake_driver.py: fake; a link fake2_driver.py: fake2).
@@ -105,9 +112,53 @@ def probe(opts):
     )
 
 
+def codec(opts):
+    """Suite codec: the Python reference's encoding, written to --out-dir, with the digests
+    of honest work; a first (reused) cell measures everything, a fresh one populate and
+    serialize only."""
+    case, lib, iters, samples = opts["case"], opts["lib"], int(opts["iters"]), int(opts["samples"])
+    data = (codec_records.to_null if lib == "null" else codec_records.to_json)(case)
+    (Path(opts["out-dir"]) / f"{case}.{lib}").write_bytes(data)
+    fold = codec_records.fold(codec_records.records(case))
+    ops = ["populate", "serialize"]
+    if opts["buffer"] == "reused":
+        ops += ["deserialize"] + (["access"] if lib == "null" else [])
+    digest = {"serialize": iters * len(data)}
+    digest["deserialize"] = digest["access"] = codec_records.signed64(iters * fold)
+    lie = os.environ.get("FAKE_CODEC_LIE")
+    metrics = {
+        op: {"unit": "ns", "iters": iters, "samples": [(100 + i) * iters for i in range(samples)]}
+        for op in ops
+    }
+    metrics["size"] = {"unit": "B", "value": len(data)}
+    metrics["populate_allocs"] = {"unit": "allocs", "value": 11}
+    metrics["populate_alloc_bytes"] = {"unit": "B", "value": 640}
+    check = {op: [digest[op] + (op == lie)] * samples for op in ops if op != "populate"}
+    print(
+        json.dumps(
+            {
+                **IDENTITY,
+                "suite": "codec",
+                "case": case,
+                "lib": lib,
+                "params": {k: opts[k] for k in ("buffer", "strings", "validation")},
+                "role": "local",
+                "warmup": int(opts["warmup"]),
+                "verified": True,
+                "metrics": metrics,
+                "check": check,
+            }
+        )
+    )
+
+
 def main():
     if sys.argv[1:] == ["info"]:
-        print(json.dumps({**IDENTITY, "suites": ["rpc", "limit"], "versions": {"fake": "1.0"}}))
+        print(
+            json.dumps(
+                {**IDENTITY, "suites": ["rpc", "codec", "limit"], "versions": {"fake": "1.0"}}
+            )
+        )
         return
     if sys.argv[1:] == ["list"]:
         for c in cells():
@@ -122,6 +173,8 @@ def main():
         return serve(opts)
     if opts["suite"] == "probe":
         return probe(opts)
+    if opts["suite"] == "codec":
+        return codec(opts)
     iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
     warmup += int(os.environ.get("FAKE_EXTRA_WARMUP", "0"))
     params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}

@@ -113,7 +113,13 @@ def check_result(task: Task, r: dict, suite: Suite, identity: dict) -> dict[str,
         raise ResultError("malformed result: no metrics object")
     metrics = {}
     for spec in suite.metrics:
+        if spec.by_harness:
+            if spec.name in raw:
+                raise ResultError(f"malformed result: metric {spec.name!r} is the harness's")
+            continue
         if spec.name not in raw:
+            if not spec.required:
+                continue
             raise ResultError(f"malformed result: metric {spec.name!r} is missing")
         m = parse_metric(spec.name, raw[spec.name])
         if m.kind != spec.kind or m.unit != spec.unit:

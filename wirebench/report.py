@@ -203,6 +203,11 @@ def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table
     return tables
 
 
+def _metric_title(suite: suites.Suite, metric: str) -> str:
+    """A compared metric's name in a title: the suite's name where it compares several."""
+    return f"{suite.name} {metric}" if suite.compared else metric
+
+
 def _single(r: CellResult) -> bool:
     """Not a cross-language pair: a cell that belongs to one implementation."""
     return r.cell.server_lang in (None, r.cell.lang)
@@ -233,35 +238,36 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
             c = r.cell
             if c.suite == suite.name and r.ok and _single(r) and getattr(c, by) in sides:
                 sides[getattr(c, by)][(c.case, getattr(c, other), c.toolchain, c.params)] = r
-        rows = []
-        for key, ra in sides[a].items():
-            rb = sides[b].get(key)
-            if rb is None:
-                continue
-            ma, mb = ra.metric(suite.primary), rb.metric(suite.primary)
-            q = stats.paired_ratio(ma.rounds, mb.rounds)
-            rows.append(
-                (
-                    sort_key(ra.cell),
-                    [
-                        ra.cell.case,
-                        getattr(ra.cell, other),
-                        *(ra.cell.param.get(n, "") for n in suite.param_names()),
-                        fmt_summary(ma.summary, ma.unit),
-                        fmt_summary(mb.summary, mb.unit),
-                        f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
-                    ],
+        for metric in suite.compared_metrics:
+            rows = []
+            for key, ra in sides[a].items():
+                rb = sides[b].get(key)
+                if rb is None or metric not in ra.metrics or metric not in rb.metrics:
+                    continue
+                ma, mb = ra.metric(metric), rb.metric(metric)
+                q = stats.paired_ratio(ma.rounds, mb.rounds)
+                rows.append(
+                    (
+                        sort_key(ra.cell),
+                        [
+                            ra.cell.case,
+                            getattr(ra.cell, other),
+                            *(ra.cell.param.get(n, "") for n in suite.param_names()),
+                            fmt_summary(ma.summary, ma.unit),
+                            fmt_summary(mb.summary, mb.unit),
+                            f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                        ],
+                    )
                 )
-            )
-        if rows:
-            tables.append(
-                Table(
-                    title=f"{a} against {b}: {suite.primary} per iteration, and {a}/{b} "
-                    f"(below 1: {a} faster)",
-                    headers=["case", other, *suite.param_names(), a, b, f"{a}/{b}"],
-                    rows=[row for _, row in sorted(rows)],
+            if rows:
+                tables.append(
+                    Table(
+                        title=f"{a} against {b}: {_metric_title(suite, metric)} per iteration, "
+                        f"and {a}/{b} (below 1: {a} faster)",
+                        headers=["case", other, *suite.param_names(), a, b, f"{a}/{b}"],
+                        rows=[row for _, row in sorted(rows)],
+                    )
                 )
-            )
     if not tables:
         raise CompareError(f"no cell of the run has both a {a} and a {b} side")
     return tables
@@ -299,33 +305,37 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
             c = r.cell
             if c.suite == suite.name and r.ok and _single(r):
                 by_lang[c.lang][(c.case, c.lib, c.params)] = r
-        rows = []
-        for key, rb in by_lang[base].items():
-            mb = rb.metric(suite.primary)
-            row = [
-                rb.cell.case,
-                rb.cell.lib,
-                *(rb.cell.param.get(n, "") for n in suite.param_names()),
-                fmt_summary(mb.summary, mb.unit),
-            ]
-            for lang in others:
-                r = by_lang[lang].get(key)
-                if r is None:
-                    row.append("-")
+        for metric in suite.compared_metrics:
+            rows = []
+            for key, rb in by_lang[base].items():
+                if metric not in rb.metrics:
                     continue
-                q = stats.paired_ratio(r.metric(suite.primary).rounds, mb.rounds)
-                row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
-            rows.append((sort_key(rb.cell), row))
-        if rows:
-            tables.append(
-                Table(
-                    title=f"Languages against {base}: {base}'s {suite.primary} per iteration, "
-                    f"every other language's as a ratio to it (below 1: faster than {base})",
-                    headers=["case", "lib", *suite.param_names(), base]
-                    + [f"{lang}/{base}" for lang in others],
-                    rows=[row for _, row in sorted(rows)],
+                mb = rb.metric(metric)
+                row = [
+                    rb.cell.case,
+                    rb.cell.lib,
+                    *(rb.cell.param.get(n, "") for n in suite.param_names()),
+                    fmt_summary(mb.summary, mb.unit),
+                ]
+                for lang in others:
+                    r = by_lang[lang].get(key)
+                    if r is None or metric not in r.metrics:
+                        row.append("-")
+                        continue
+                    q = stats.paired_ratio(r.metric(metric).rounds, mb.rounds)
+                    row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
+                rows.append((sort_key(rb.cell), row))
+            if rows:
+                tables.append(
+                    Table(
+                        title=f"Languages against {base}: {base}'s "
+                        f"{_metric_title(suite, metric)} per iteration, every other "
+                        f"language's as a ratio to it (below 1: faster than {base})",
+                        headers=["case", "lib", *suite.param_names(), base]
+                        + [f"{lang}/{base}" for lang in others],
+                        rows=[row for _, row in sorted(rows)],
+                    )
                 )
-            )
     if not tables:
         raise CompareError(f"the run has no cell of {base}")
     return tables
@@ -413,7 +423,7 @@ def build(
     if jit:
         tables.append(jit)
         readings.append(JIT_READING)
-    noisy = [r for r in results if (s := _primary(r)) is not None and s.noisy]
+    noisy = [r for r in results if (s := _noisiest(r)) is not None and s.noisy]
     return Report(
         run=dict(run),
         provenance=json.loads(run["provenance"]),
@@ -450,17 +460,23 @@ def header_lines(rep: Report) -> list[str]:
     ]
 
 
-def _primary(r: CellResult) -> stats.Summary | None:
-    """The summary of the cell's suite's primary metric, where it has samples."""
-    m = r.metrics.get(suites.SUITES[r.cell.suite].primary) if r.ok else None
-    return m.summary if m is not None and m.kind == "samples" else None
+def _noisiest(r: CellResult) -> stats.Summary | None:
+    """The widest-spread summary among the metrics the cell's suite compares (rpc: time)."""
+    if not r.ok:
+        return None
+    found = [
+        m.summary
+        for name in suites.SUITES[r.cell.suite].compared_metrics
+        if (m := r.metrics.get(name)) is not None and m.kind == "samples"
+    ]
+    return max(found, key=lambda s: s.spread, default=None)
 
 
 def _lists(rep: Report, bullet: str) -> list[str]:
     out = []
     if rep.noisy:
         out += ["", f"Cells with spread above {stats.SPREAD_LIMIT:.0%}:"]
-        out += [f"{bullet}{r.cell.key}: {_primary(r).spread * 100:.1f}%" for r in rep.noisy]
+        out += [f"{bullet}{r.cell.key}: {_noisiest(r).spread * 100:.1f}%" for r in rep.noisy]
     if rep.errors:
         out += ["", "Errors (these cells have no number):"]
         out += [f"{bullet}{r.cell.key}: {r.error}" for r in rep.errors]

@@ -46,6 +46,8 @@ class MetricSpec:
     kind: str  # samples | scalar | histogram
     unit: str
     help: str
+    required: bool = True  # False: a result may leave it out (e.g. an operation not measured)
+    by_harness: bool = False  # computed by the harness (Suite.inspect), never by a driver
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Suite:
     metrics: tuple[MetricSpec, ...]
     reading: str = ""  # how to read the suite's tables, printed above them
     primary: str = "time"  # the metric that comparisons and ratios use
+    # Suites with several timed operations compare each of them (codec); default: primary.
+    compared: tuple[str, ...] = ()
     # What the harness hands each process: "input", "work_dir", "out_dir".
     fixtures: tuple[str, ...] = ()
     # Libraries in reading order (the floor first); the others follow alphabetically.
@@ -138,14 +142,18 @@ class Suite:
 
         return generic_tables(self, results)
 
+    @property
+    def compared_metrics(self) -> tuple[str, ...]:
+        return self.compared or (self.primary,)
+
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
 
 def _registry() -> dict[str, Suite]:
-    from . import limit, rpc
+    from . import codec, limit, rpc
 
-    return {s.name: s for s in (rpc.SUITE, limit.SUITE)}
+    return {s.name: s for s in (rpc.SUITE, codec.SUITE, limit.SUITE)}
 
 
 SUITES: dict[str, Suite] = _registry()

@@ -1,0 +1,228 @@
+"""The codec suite: its Python reference (records, fold, encodings), its checks of a
+driver's result and encoding, and its report, against the fake driver."""
+
+import json
+import struct
+
+import pytest
+from click.testing import CliRunner
+
+from wirebench import cli, codec_records, runner
+from wirebench.cells import Cell, Task
+from wirebench.suites import ResultError, codec
+
+from .conftest import FAKE
+
+IDENTITY = {FAKE: {"lang": "fake", "toolchain": "fakec"}}
+
+
+# -- the reference -------------------------------------------------------------------------
+
+
+def test_testdata_is_what_the_reference_writes(tmp_path):
+    codec_records.write(tmp_path)
+    for name in ("log.json", "logs.json", "checks.json"):
+        assert (tmp_path / name).read_bytes() == (codec_records.TESTDATA / name).read_bytes(), name
+
+
+def test_the_log_record_and_its_fold():
+    (r,) = codec_records.records("log")
+    assert r["http"]["userAgent"].endswith("Chrome/33.0.1750.146 Safari/537.36")
+    assert r["country"] == 238 and r["rayId"] == "10c73629cce30078-LAX"
+    ints = 25469139677502 + 123456 + 1 + 2 + 200 + 503 + 520 + 1 + 8000 + 2 + 238 + 3 + 123456
+    strings = sum(codec_records.str_fold(s) for s in codec_records.strings(r))
+    assert codec_records.fold([r]) == ints + strings == 25469139935656
+
+
+def test_the_batch_stays_within_what_every_language_and_encoder_handles():
+    recs = codec_records.records("logs")
+    assert len(recs) == codec_records.BATCH
+    assert codec_records.records("logs") == recs  # a fresh generator each time
+    assert all(r["zoneId"] < 2**31 and r["bytesDlv"] < 2**48 for r in recs)
+    assert len({r["bytesDlv"].bit_length() for r in recs}) > 30  # magnitudes vary
+    for s in (s for r in recs for s in codec_records.strings(r)):
+        assert s.isascii() and s.isprintable() and not set(s) & set('"\\<>&'), s
+    assert "" in {r["http"]["userAgent"] for r in recs}
+
+
+@pytest.mark.parametrize("case", codec_records.CASES)
+@pytest.mark.parametrize("fmt", ["json", "msgpack", "null"])
+def test_encodings_decode_to_the_records(case, fmt):
+    data = {"json": codec_records.to_json, "msgpack": codec_records.to_msgpack}.get(
+        fmt, codec_records.to_null
+    )(case)
+    assert codec_records.decode(fmt, case, data) == codec_records.records(case)
+
+
+def test_the_null_format_layout_and_its_errors():
+    data = codec_records.to_null("log")
+    assert struct.unpack_from("<q", data)[0] == 25469139677502
+    assert struct.unpack_from("<I", data, 34)[0] == len("text/html")  # first string
+    assert (
+        len(data)
+        == json.loads((codec_records.TESTDATA / "checks.json").read_text())["log"]["size"]["null"]
+    )
+    with pytest.raises(ValueError, match="truncated at byte"):
+        codec_records.decode("null", "log", data[:-1])
+    with pytest.raises(ValueError, match="1 bytes after its last record"):
+        codec_records.decode("null", "log", data + b"x")
+
+
+# -- judging a result ----------------------------------------------------------------------
+
+
+def task(case="log", lib="null", buffer="reused", iters=4, samples=3):
+    params = {"buffer": buffer, "strings": "owned", "validation": "lazy"}
+    if lib == "jackson":
+        params["validation"] = "validated"
+    cell = Cell.make("codec", case, "fake", lib, params)
+    return Task(cell=cell, iters=iters, samples=samples, warmup=1, timeout=30, client=FAKE)
+
+
+@pytest.mark.parametrize("case", codec_records.CASES)
+@pytest.mark.parametrize("lib", ["null", "jackson"])
+def test_an_honest_result_is_ok_and_gets_compressed_sizes(case, lib):
+    outcome = runner.execute(task(case, lib), IDENTITY)
+    assert outcome.ok, outcome.error
+    m = outcome.metrics
+    size = m["size"].value
+    assert size == len(
+        codec_records.to_null(case) if lib == "null" else codec_records.to_json(case)
+    )
+    assert m["size_zstd"].value == len(
+        codec.zstd(codec_records.to_json(case) if lib == "jackson" else codec_records.to_null(case))
+    )
+    assert 0 < m["size_lz4"].value < size
+    assert ("access" in m) == (lib == "null")
+    assert m["populate_allocs"].value == 11
+
+
+def test_a_fresh_buffer_cell_measures_populate_and_serialize_only():
+    outcome = runner.execute(task(buffer="fresh"), IDENTITY)
+    assert outcome.ok, outcome.error
+    assert {"populate", "serialize"} <= outcome.metrics.keys()
+    assert "deserialize" not in outcome.metrics
+
+
+@pytest.mark.parametrize("op", ["serialize", "deserialize", "access"])
+def test_a_wrong_digest_is_refused(monkeypatch, op):
+    monkeypatch.setenv("FAKE_CODEC_LIE", op)
+    outcome = runner.execute(task(), IDENTITY)
+    assert not outcome.ok
+    assert f"wrong answers: {op} digest" in outcome.error
+
+
+def result(case="log", lib="null", **metrics):
+    data = codec_records.to_null(case)
+    fold = codec_records.signed64(4 * codec_records.fold(codec_records.records(case)))
+    base = {
+        "deserialize": {"unit": "ns", "iters": 4, "samples": [400] * 3},
+        "size": {"unit": "B", "value": len(data)},
+    }
+    return {"check": {"deserialize": [fold] * 3}}, {**base, **metrics}
+
+
+def judge(t, r, raw):
+    from wirebench import protocol
+
+    suite = t.cell.spec
+    full = {
+        "protocol": 2,
+        "lang": "fake",
+        "toolchain": "fakec",
+        "suite": "codec",
+        "case": t.cell.case,
+        "lib": t.cell.lib,
+        "params": t.cell.driver_params,
+        "warmup": 1,
+        "verified": True,
+        "metrics": raw,
+        **r,
+    }
+    metrics = protocol.check_result(t, full, suite, {"lang": "fake", "toolchain": "fakec"})
+    suite.check_result(t, full, metrics)
+
+
+def test_result_checks_name_what_is_wrong():
+    t = task()
+    judge(t, *result())
+    with pytest.raises(ResultError, match="metric 'size' is missing"):
+        r, raw = result()
+        del raw["size"]
+        judge(t, r, raw)
+    with pytest.raises(ResultError, match="metric 'size_zstd' is the harness's"):
+        judge(t, *result(size_zstd={"unit": "B", "value": 3}))
+    with pytest.raises(ResultError, match="measures no operation"):
+        r, raw = result()
+        del raw["deserialize"]
+        judge(t, r, raw)
+    with pytest.raises(ResultError, match="check.deserialize must list 3 digests"):
+        r, raw = result()
+        r["check"]["deserialize"] = [1]
+        judge(t, r, raw)
+    access = {"unit": "ns", "iters": 4, "samples": [9] * 3}
+    with pytest.raises(ResultError, match="json is no zero-copy format"):
+        judge(task(lib="jackson"), *result(access=access))
+    simd = Cell.make(
+        "codec",
+        "log",
+        "fake",
+        "simdjson",
+        {"buffer": "reused", "strings": "owned", "validation": "validated"},
+    )
+    serialize = {"unit": "ns", "iters": 4, "samples": [9] * 3}
+    with pytest.raises(ResultError, match="simdjson has no serializer"):
+        judge(Task(simd, 4, 3, 1, 30, FAKE), *result(serialize=serialize))
+
+
+def test_the_encoding_left_in_out_dir_is_checked(tmp_path):
+    t = task()
+    inspect = t.cell.spec.inspect
+    size = len(codec_records.to_null("log"))
+    r = {"metrics": {"size": {"unit": "B", "value": size}}}
+    with pytest.raises(ResultError, match="left no encoding"):
+        inspect(t, r, {"out_dir": str(tmp_path)})
+    path = tmp_path / "log.null"
+    path.write_bytes(codec_records.to_null("log")[:-1])
+    with pytest.raises(ResultError, match=f"has {size - 1} bytes, but the result says {size}"):
+        inspect(t, r, {"out_dir": str(tmp_path)})
+    data = bytearray(codec_records.to_null("log"))
+    data[0] ^= 1  # the timestamp
+    path.write_bytes(bytes(data))
+    with pytest.raises(ResultError, match="decodes to other values"):
+        inspect(t, r, {"out_dir": str(tmp_path)})
+    data[34] = 0xFF  # the first string's length
+    path.write_bytes(bytes(data))
+    with pytest.raises(ResultError, match="is not valid null"):
+        inspect(t, r, {"out_dir": str(tmp_path)})
+
+
+def test_every_library_a_driver_lists_writes_a_known_format():
+    from wirebench import drivers
+
+    from .conftest import built_drivers
+
+    for name in built_drivers():
+        for entry in drivers.list_cells(name):
+            if entry["suite"] == "codec":
+                assert entry["lib"] in codec.LIB_FORMAT, (name, entry["lib"])
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+def test_a_codec_run_reports_per_language_and_per_format(two_fakes, tmp_path):
+    db = str(tmp_path / "c.db")
+    r = CliRunner().invoke(
+        cli.main,
+        ["run", "--suite", "codec", "--iters", "3", "--samples", "2", "--repeat", "2", "--db", db],
+    )
+    assert r.exit_code == 0, r.output
+    assert "cells: 18 ok, 0 error" in r.output  # and the memcpy limits
+    md = (tmp_path / "report-1.md").read_text()
+    assert "## codec / log: fake" in md and "## codec / logs: fake2" in md
+    assert "## codec / log: json across languages" in md
+    row = next(line for line in md.splitlines() if line.startswith("| jackson | reused"))
+    # 593 bytes of JSON in 100.5 ns (the median of 100 and 101 per iteration): 5900 MB/s
+    assert "| 5900 [5871-5930] |" in row and "| 593 B |" in row and "p 11 (640 B)" in row
+    assert "(1.00x [0.99-1.01])" in md  # two languages alike

@@ -1,0 +1,394 @@
+"""Suite codec: one record and a batch of 1000, every format, every language: populate,
+serialize, deserialize, access, and sizes (plain, zstd, lz4).
+
+Everything particular to codec lives here: the cases and the three variant parameters
+(buffer, strings, validation), which format each library writes, the iterations per
+profile, the checks of a result (fold digests against codec_records, the encoding the
+driver left in --out-dir decoded by Python where it can), the compressed sizes, and the
+report's tables (per language in the seed's layout, and per format across languages).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import lz4.block
+import zstandard
+
+from .. import codec_records, stats
+from . import MetricSpec, Param, ResultError, Suite, limit
+
+if TYPE_CHECKING:
+    from ..cells import Task
+    from ..protocol import Metric
+    from ..report import CellResult, Table
+
+OPS = ("populate", "serialize", "deserialize", "access")
+
+# The libraries of every driver by the format they write (docs/workloads.md, codec:
+# encodings), in reading order: the floor, text, then binary formats.
+FORMATS: dict[str, tuple[str, ...]] = {
+    "null": ("null",),
+    "json": (
+        "rapidjson",
+        "simdjson",
+        "nlohmann-json",
+        "serde_json",
+        "simd-json",
+        "sonic-rs",
+        "encoding-json",
+        "go-json",
+        "sonic",
+        "jackson",
+        "dsl-json",
+    ),
+    "msgpack": ("msgpack-cxx", "rmp-serde", "msgpack", "msgp", "msgpack-java"),
+    "protobuf": ("protobuf", "prost", "vtprotobuf"),
+    "capnp": ("capnp",),
+    "flatbuffers": ("flatbuffers",),
+    "bincode": ("bincode",),
+    "bitcode": ("bitcode",),
+    "postcard": ("postcard",),
+    "rkyv": ("rkyv",),
+    "kryo": ("kryo",),
+}
+LIB_FORMAT = {lib: fmt for fmt, libs in FORMATS.items() for lib in libs}
+ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "rkyv"})  # formats with `access`
+PARSE_ONLY = frozenset({"simdjson"})  # no serializer in the version we have
+
+# Iterations per sample: one iteration is the whole case (one record, or 1000).
+ITERS = {
+    "quick": {"log": 2000, "logs": 4},
+    "standard": {"log": 20000, "logs": 40},
+}
+
+# Which parameter governs which operations (docs/protocol.md, suite codec): a table puts
+# an operation's numbers side by side only within equal values of these.
+GOVERNS = {
+    "populate": ("buffer",),
+    "serialize": ("buffer",),
+    "deserialize": ("strings", "validation"),
+    "access": ("validation",),
+}
+
+READING = (
+    "codec: times are per iteration (one record, or the batch of 1000); median of all "
+    "samples of all processes with its 95% interval. serialize and deserialize are also "
+    "given as MB/s of the encoding. Each cell names its variant: `buffer` (output memory "
+    "reused or fresh: populate, serialize), `strings` (owned or borrowed: deserialize), "
+    "`validation` (validated, lazy or unchecked: deserialize, access); a library's first "
+    "cell measures every operation, its other cells only what their parameter governs. "
+    "Every deserialize and access folds every field into a checksum the harness verifies. "
+    "zstd (level 3, one frame) and lz4 (one block) sizes are computed by the harness from the driver's bytes. "
+    f"The memcpy row is the limit: memcpy ({limit.LIMIT_BLOCK} blocks) moving the same "
+    "bytes. Per-format tables give each cell's ratio to the fastest cell of the same "
+    "variant, paired by round."
+)
+
+
+@cache
+def _records(case: str) -> list[dict]:
+    return codec_records.records(case)
+
+
+@cache
+def _fold(case: str) -> int:
+    return codec_records.fold(_records(case))
+
+
+class Codec(Suite):
+    def check_result(self, task: Task, r: dict, metrics: dict[str, Metric]) -> None:
+        lib, case = task.cell.lib, task.cell.case
+        fmt = LIB_FORMAT.get(lib)
+        if fmt is None:
+            raise ResultError(f"library {lib!r} writes no format the codec suite knows")
+        ops = [op for op in OPS if op in metrics]
+        if not ops:
+            raise ResultError("the result measures no operation (populate, serialize, ...)")
+        if "access" in ops and fmt not in ZERO_COPY:
+            raise ResultError(f"{lib} reports access, but {fmt} is no zero-copy format")
+        if lib in PARSE_ONLY and {"populate", "serialize"} & set(ops):
+            raise ResultError(f"{lib} has no serializer, yet reports populate or serialize")
+        for op in ops:
+            if any(v < 1 for v in metrics[op].samples):
+                raise ResultError(f"malformed result: a {op} sample is below 1 ns")
+        size = metrics["size"].value
+        if size != int(size) or size < 1:
+            raise ResultError(f"malformed result: size {size!r} is not a positive integer")
+        checks = r.get("check")
+        if not isinstance(checks, dict):
+            raise ResultError(
+                "malformed result: 'check' must be an object of digests per operation"
+            )
+        want = {
+            "serialize": task.iters * int(size),
+            "deserialize": codec_records.signed64(task.iters * _fold(case)),
+            "access": codec_records.signed64(task.iters * _fold(case)),
+        }
+        for op in ops:
+            if op == "populate":
+                continue
+            got = checks.get(op)
+            if not isinstance(got, list) or len(got) != task.samples:
+                raise ResultError(f"malformed result: check.{op} must list {task.samples} digests")
+            if any(v != want[op] for v in got):
+                raise ResultError(
+                    f"wrong answers: {op} digest {got[0]!r}, expected {want[op]} "
+                    + ("(iters x size)" if op == "serialize" else "(iters x the case's fold)")
+                )
+
+    def inspect(self, task: Task, result: dict, fixtures: dict[str, str]) -> dict[str, Metric]:
+        """The encoding the driver left in --out-dir: its size must be the reported one;
+        Python decodes it where it can (JSON, MessagePack, null) and compares every record;
+        zstd and lz4 sizes from one compressor for every language."""
+        from ..protocol import Metric
+
+        c = task.cell
+        path = Path(fixtures["out_dir"]) / f"{c.case}.{c.lib}"
+        try:
+            data = path.read_bytes()
+        except OSError:
+            raise ResultError(f"the driver left no encoding in --out-dir ({path.name})") from None
+        size = result["metrics"]["size"]["value"]
+        if len(data) != size:
+            raise ResultError(f"{path.name} has {len(data)} bytes, but the result says {size}")
+        fmt = LIB_FORMAT[c.lib]
+        if fmt in ("json", "msgpack", "null"):
+            try:
+                decoded = codec_records.decode(fmt, c.case, data)
+            except Exception as e:  # every decoder raises its own types on garbage
+                raise ResultError(f"{path.name} is not valid {fmt}: {e}") from None
+            if decoded != _records(c.case):
+                raise ResultError(f"{path.name} decodes to other values than the workload's")
+        return {
+            "size_zstd": Metric("size_zstd", "B", "scalar", value=len(zstd(data))),
+            "size_lz4": Metric("size_lz4", "B", "scalar", value=len(lz4_block(data))),
+        }
+
+    def judge_cell(self, processes: list[dict]) -> tuple[str, str | None]:
+        status, error = super().judge_cell(processes)
+        sizes = {_size(p) for p in processes}
+        if status == "ok" and len(sizes) > 1:
+            return "error", f"processes wrote encodings of different sizes: {sorted(sizes)}"
+        return status, error
+
+    def tables(self, results: list[CellResult], context: dict) -> list[Table]:
+        bandwidth = limit.bandwidth(context.get("all", results)).get(limit.LIMIT_BLOCK)
+        tables = []
+        langs = sorted({(r.cell.lang, r.cell.toolchain or "") for r in results})
+        for case in self.cases:
+            for lang, toolchain in langs:
+                mine = [
+                    r
+                    for r in results
+                    if r.cell.case == case
+                    and (r.cell.lang, r.cell.toolchain or "") == (lang, toolchain)
+                ]
+                if mine:
+                    tables.append(language_table(case, mine, bandwidth))
+            for fmt in FORMATS:
+                mine = [
+                    r for r in results if r.cell.case == case and LIB_FORMAT.get(r.cell.lib) == fmt
+                ]
+                if len({r.cell.lang for r in mine}) > 1 or (fmt == "null" and mine):
+                    tables.append(format_table(case, fmt, mine))
+        return tables
+
+
+def _size(process) -> int | None:
+    try:
+        return json.loads(process["result"])["client"]["metrics"]["size"]["value"]
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
+def zstd(data: bytes) -> bytes:
+    """A zstd frame at level 3 (zstd's default), as `zstd -3` writes it."""
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+def lz4_block(data: bytes) -> bytes:
+    """One raw LZ4 block (default acceleration), without the frame's 7 to 19 bytes of
+    header: what a message protocol that compresses each message carries."""
+    return lz4.block.compress(data, store_size=False)
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def _variant(r: CellResult) -> list[str]:
+    p = r.cell.param
+    return [p.get("buffer", ""), p.get("strings", ""), p.get("validation", "")]
+
+
+def _time(r: CellResult, op: str) -> str:
+    from ..report import fmt_summary
+
+    m = r.metrics.get(op)
+    if m is None:
+        return ""
+    s = m.summary
+    return fmt_summary(s, "ns") + (" !" if s.noisy else "")
+
+
+def _rate(r: CellResult, op: str) -> str:
+    """MB/s of the encoding, with the interval of the time turned into a rate."""
+    m = r.metrics.get(op)
+    if m is None:
+        return ""
+    size = r.metrics["size"].summary.median
+    s = m.summary
+    return f"{size / s.median * 1e3:.0f} [{size / s.high * 1e3:.0f}-{size / s.low * 1e3:.0f}]" + (
+        " !" if s.noisy else ""
+    )
+
+
+def _scalar(r: CellResult, name: str) -> float | None:
+    m = r.metrics.get(name)
+    return m.summary.median if m is not None else None
+
+
+def _allocs(r: CellResult) -> str:
+    from ..report import fmt_bytes
+
+    parts = []
+    for op in OPS:
+        n, b = _scalar(r, f"{op}_allocs"), _scalar(r, f"{op}_alloc_bytes")
+        if n is None and b is None:
+            continue
+        count = "" if n is None else f"{n:.3g} "
+        parts.append(f"{op[0]} {count}({fmt_bytes(b)})" if b is not None else f"{op[0]} {count}")
+    return "; ".join(parts)
+
+
+def language_table(case: str, results: list[CellResult], bandwidth: float | None) -> Table:
+    """The seed's layout for one language: population ns, serialization and
+    deserialization MB/s, then access, sizes and allocations; the memcpy limit first."""
+    from ..report import Table, fmt_bytes
+
+    rows = []
+    if bandwidth:
+        mbps = f"{bandwidth * 1e3:.0f}"
+        rows.append(["memcpy (limit)", "", "", "", "", mbps, mbps, "", "", "", "", ""])
+    for r in results:
+        if not r.ok:
+            rows.append([r.cell.lib, *_variant(r), r.status.upper(), "", "", "", "", "", "", ""])
+            continue
+        rows.append(
+            [
+                r.cell.lib,
+                *_variant(r),
+                _time(r, "populate"),
+                _rate(r, "serialize"),
+                _rate(r, "deserialize"),
+                _time(r, "access"),
+                fmt_bytes(_scalar(r, "size")),
+                fmt_bytes(_scalar(r, "size_zstd")),
+                fmt_bytes(_scalar(r, "size_lz4")),
+                _allocs(r),
+            ]
+        )
+    impl = results[0].cell.impl.split("/")[0]
+    return Table(
+        f"codec / {case}: {impl}",
+        [
+            "lib",
+            "buffer",
+            "strings",
+            "validation",
+            "populate",
+            "serialize MB/s",
+            "deserialize MB/s",
+            "access",
+            "size",
+            "zstd",
+            "lz4",
+            "allocs per op: count (bytes)",
+        ],
+        rows,
+    )
+
+
+def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
+    """One format across languages: per operation, each cell's time and its ratio to the
+    fastest cell with the same values of the parameters that govern the operation."""
+    from ..report import Table
+
+    fastest: dict[tuple, CellResult] = {}
+    for op in OPS:
+        for r in results:
+            if not r.ok or op not in r.metrics:
+                continue
+            key = (op, *(r.cell.param.get(p) for p in GOVERNS[op]))
+            best = fastest.get(key)
+            if best is None or r.metrics[op].summary.median < best.metrics[op].summary.median:
+                fastest[key] = r
+    rows = []
+    for r in results:
+        row = [r.cell.impl, *_variant(r)]
+        if not r.ok:
+            rows.append(row + [r.status.upper(), "", "", ""])
+            continue
+        for op in OPS:
+            m = r.metrics.get(op)
+            if m is None:
+                row.append("")
+                continue
+            best = fastest[(op, *(r.cell.param.get(p) for p in GOVERNS[op]))]
+            q = stats.paired_ratio(m.rounds, best.metrics[op].rounds)
+            row.append(f"{_time(r, op)} ({q.value:.2f}x [{q.low:.2f}-{q.high:.2f}])")
+        rows.append(row)
+    return Table(
+        f"codec / {case}: {fmt} across languages (time, and ratio to the fastest of the "
+        "same variant)",
+        ["impl", "buffer", "strings", "validation", *OPS],
+        rows,
+    )
+
+
+SUITE = Codec(
+    name="codec",
+    description="one record and a batch of 1000: populate, serialize, deserialize, access, size",
+    cases={
+        "log": "one HTTP log record (the 2014 cross-format comparison's)",
+        "logs": "a batch of 1000 log records with varied values",
+    },
+    params=(
+        Param(
+            "buffer",
+            ("reused", "fresh"),
+            "output memory (buffer, builder) kept and reset, or allocated anew "
+            "(populate, serialize)",
+        ),
+        Param("strings", ("owned", "borrowed"), "strings copied out, or pointing into the input"),
+        Param(
+            "validation",
+            ("validated", "lazy", "unchecked"),
+            "input checked before use, at each read, or not at all (deserialize, access)",
+        ),
+    ),
+    metrics=(
+        *(MetricSpec(op, "samples", "ns", f"{op} time", required=False) for op in OPS),
+        MetricSpec("size", "scalar", "B", "the encoding's size"),
+        MetricSpec("size_zstd", "scalar", "B", "size after zstd -3", by_harness=True),
+        MetricSpec("size_lz4", "scalar", "B", "size as one lz4 block", by_harness=True),
+        *(
+            MetricSpec(f"{op}_allocs", "scalar", "allocs", f"allocations per {op}", required=False)
+            for op in OPS
+        ),
+        *(
+            MetricSpec(
+                f"{op}_alloc_bytes", "scalar", "B", f"bytes allocated per {op}", required=False
+            )
+            for op in OPS
+        ),
+    ),
+    reading=READING,
+    compared=OPS,
+    fixtures=("out_dir",),
+    lib_order=tuple(lib for libs in FORMATS.values() for lib in libs),
+    iters=ITERS,
+)
