@@ -1,9 +1,12 @@
 """Golden messages: every built driver decodes every language's files in testdata/golden/.
 
-Each language writes the first requests of each case, and its server's responses, in
-each wire format (`DRIVER golden write DIR`); every other language must read them and
-reach the same answers (`DRIVER golden check DIR`). A library upgrade that changes what
-a driver writes shows up in that driver's own tests, which compare against its files.
+Each language writes the first requests of each rpc case, and its server's responses, in
+each wire format, and each codec case in each format it serializes (`DRIVER golden write
+DIR`); every other language must read them and reach the same answers or records
+(`DRIVER golden check DIR`). A library upgrade that changes what a driver writes shows up
+in that driver's own tests, which compare against its files. The codec formats whose
+bytes docs/workloads.md fixes must also be byte for byte the same in every language, and
+Python's own decoders read them.
 """
 
 import json
@@ -11,7 +14,8 @@ import subprocess
 
 import pytest
 
-from wirebench import drivers
+from wirebench import codec_records, drivers
+from wirebench.suites import codec
 
 from .conftest import REQUIRE_DRIVERS
 
@@ -23,6 +27,33 @@ READERS = (
     if REQUIRE_DRIVERS
     else [name for name, d in drivers.DRIVERS.items() if d.is_built()]
 )
+
+
+# Codec formats every language must write byte for byte alike (docs/workloads.md, codec:
+# encodings); capnp and flatbuffers layouts depend on each builder's allocation order.
+BYTE_EQUAL = ("json", "msgpack", "protobuf", "null")
+PYTHON_ENCODERS = {
+    "json": codec_records.to_json,
+    "msgpack": codec_records.to_msgpack,
+    "null": codec_records.to_null,
+}
+
+
+def codec_files(lang: str) -> list[str]:
+    """A language's codec golden files: `<case>.<format>`."""
+    return sorted(
+        p.name
+        for p in (GOLDEN / lang).iterdir()
+        if p.suffix[1:] in codec.FORMATS and p.stem in codec_records.CASES
+    )
+
+
+def reader_formats(reader: str) -> set[str]:
+    return {
+        codec.LIB_FORMAT[c["lib"]]
+        for c in drivers.list_cells(reader)
+        if c["suite"] == "codec" and c["lib"] in codec.LIB_FORMAT
+    }
 
 
 def test_every_language_has_golden_files_and_some_reader():
@@ -46,3 +77,32 @@ def test_every_language_reads_every_language(reader, writer):
     checked = [r for r in lines if r.get("ok")]
     assert checked, f"{reader} checked none of {writer}'s files"
     assert all(r.get("ok") or r.get("skipped") for r in lines)
+    done = {r["file"]: r for r in lines if "file" in r}
+    known = reader_formats(reader)
+    for name in codec_files(writer):
+        if name.split(".")[1] in known:
+            r = done.get(name)
+            assert r and r.get("ok") and r.get("libs"), f"{reader} did not decode {name}: {r}"
+
+
+@pytest.mark.parametrize("fmt", BYTE_EQUAL)
+@pytest.mark.parametrize("case", codec_records.CASES)
+def test_codec_formats_are_byte_for_byte_alike_in_every_language(case, fmt):
+    files = {w: (GOLDEN / w / f"{case}.{fmt}") for w in WRITERS}
+    written = {w: p.read_bytes() for w, p in files.items() if p.is_file()}
+    if not written:
+        pytest.skip(f"no language writes {fmt} yet")
+    if fmt in PYTHON_ENCODERS:
+        written["python"] = PYTHON_ENCODERS[fmt](case)
+    first = next(iter(written.values()))
+    differ = [w for w, data in written.items() if data != first]
+    assert not differ, f"{case}.{fmt} differs between {sorted(written)}: {differ}"
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_python_reads_every_languages_codec_files(writer):
+    for name in codec_files(writer):
+        case, fmt = name.split(".")
+        if fmt in PYTHON_ENCODERS:
+            data = (GOLDEN / writer / name).read_bytes()
+            assert codec_records.decode(fmt, case, data) == codec_records.records(case), name

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 APT_CPP = (
     "apt-get install -y cmake ninja-build g++ pkg-config capnproto libcapnp-dev "
-    "protobuf-compiler libprotobuf-dev libgtest-dev"
+    "protobuf-compiler libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev "
+    "libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev"
 )
 
 
@@ -109,8 +110,8 @@ DRIVERS = {
             ),
             ("cmake", "--build", "drivers/cpp/build", "-j2"),
         ),
-        tools=("cmake", "ninja", "g++", "capnp", "protoc", "pkg-config"),
-        pkgconfig=("capnp", "protobuf"),
+        tools=("cmake", "ninja", "g++", "capnp", "protoc", "flatc", "pkg-config"),
+        pkgconfig=("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
         install_hint=APT_CPP,
     ),
     "rust": Driver(
@@ -118,8 +119,8 @@ DRIVERS = {
         toolchain="rustc",
         executable="drivers/rust/target/release/wirebench-rust",
         build=(("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
-        # Code is generated from schemas/ with Debian's capnp and protoc.
-        tools=("cargo", "capnp", "protoc"),
+        # Code is generated from schemas/ with Debian's capnp, protoc and flatc.
+        tools=("cargo", "capnp", "protoc", "flatc"),
         pkgconfig=(),
         install_hint="rustup, for cargo; " + APT_CPP,
     ),
@@ -132,7 +133,7 @@ DRIVERS = {
             ("go", "-C", "drivers/go", "generate", "./..."),
             ("go", "-C", "drivers/go", "build", "-o", "bin/wirebench-go", "./cmd/wirebench-go"),
         ),
-        tools=("go", "capnp", "protoc"),
+        tools=("go", "capnp", "protoc", "flatc"),
         pkgconfig=(),
         install_hint="Go 1.24 or later from go.dev; " + APT_CPP,
     ),
@@ -143,7 +144,7 @@ DRIVERS = {
         executable="drivers/java/wirebench-java",
         artifact="drivers/java/target/wirebench-java.jar",
         build=(("mvn", "-q", "-B", "-f", "drivers/java/pom.xml", "package", "-DskipTests"),),
-        tools=("java", "mvn"),
+        tools=("java", "mvn", "flatc"),
         pkgconfig=(),
         install_hint="apt-get install -y openjdk-17-jdk-headless maven",
     ),
