@@ -49,11 +49,38 @@ def test_a_driver_whose_list_is_garbage_is_named(monkeypatch, tmp_path):
 
 @need_driver("cpp")
 @pytest.mark.parametrize("name", [n for n in drivers.DRIVERS if n != "cpp"])
-def test_every_driver_lists_exactly_the_cells_the_cpp_driver_lists(name):
-    """One matrix in every language: the same cells, in the same order."""
+def test_every_driver_lists_exactly_the_rpc_and_limit_cells_the_cpp_driver_lists(name):
+    """One rpc matrix in every language: the same cells, in the same order. (Codec cells
+    differ: each language has its own libraries.)"""
     if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
         pytest.skip(f"the {name} driver is not built")
-    assert drivers.list_cells(name) == drivers.list_cells("cpp")
+
+    def shared(driver):
+        return [c for c in drivers.list_cells(driver) if c["suite"] in ("rpc", "limit")]
+
+    assert shared(name) == shared("cpp")
+
+
+@pytest.mark.parametrize("name", list(drivers.DRIVERS))
+def test_every_drivers_codec_cells_follow_the_first_cell_rule(name):
+    """Per case and library: a first (default) cell, then variants that each differ from
+    it in exactly one parameter (docs/protocol.md, suite codec)."""
+    if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
+        pytest.skip(f"the {name} driver is not built")
+    firsts: dict[tuple, dict] = {}
+    seen = set()
+    for c in drivers.list_cells(name):
+        if c["suite"] != "codec":
+            continue
+        key = (c["case"], c["lib"])
+        params = tuple(sorted(c["params"].items()))
+        assert (key, params) not in seen, f"{key} lists {params} twice"
+        seen.add((key, params))
+        first = firsts.setdefault(key, c["params"])
+        differ = [k for k in first if first[k] != c["params"][k]]
+        assert len(differ) <= 1, f"{key}: {c['params']} differs from {first} in {differ}"
+        assert first["strings"] == "owned" and first["validation"] != "unchecked", (key, first)
+    assert {case for case, _ in firsts} == {"log", "logs"}
 
 
 @pytest.mark.parametrize("name", list(drivers.DRIVERS))
@@ -61,5 +88,5 @@ def test_every_driver_says_who_it_is(name):
     if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
         pytest.skip(f"the {name} driver is not built")
     info = drivers.info(name)  # refuses another protocol or identity
-    assert set(info["suites"]) == {"rpc", "limit"}
+    assert set(info["suites"]) == {"rpc", "codec", "limit"}
     assert info["versions"]
