@@ -226,3 +226,15 @@ def test_a_codec_run_reports_per_language_and_per_format(two_fakes, tmp_path):
     # 593 bytes of JSON in 100.5 ns (the median of 100 and 101 per iteration): 5900 MB/s
     assert "| 5900 [5871-5930] |" in row and "| 593 B |" in row and "p 11 (640 B)" in row
     assert "(1.00x [0.99-1.01])" in md  # two languages alike
+
+
+def test_comparisons_cover_every_operation(two_fakes, tmp_path):
+    db = str(tmp_path / "c.db")
+    args = ["run", "--suite", "codec", "--case", "log", "--iters", "3", "--samples", "2"]
+    assert CliRunner().invoke(cli.main, [*args, "--db", db]).exit_code == 0
+    r = CliRunner().invoke(cli.main, ["report", "--db", db, "--compare", "fake:fake2"])
+    assert r.exit_code == 0, r.output
+    for op in codec.OPS:
+        assert f"fake against fake2: codec {op} per iteration" in r.output
+    r = CliRunner().invoke(cli.main, ["report", "--db", db, "--against", "fake2"])
+    assert "Languages against fake2: fake2's codec access per iteration" in r.output
