@@ -149,7 +149,7 @@ func validate(a args, order []string) (*core.Run, error) {
 		r.Params = append(r.Params, [2]string{p.Name, v})
 	}
 	if s.Refuse != nil {
-		if err := s.Refuse(r.Params); err != nil {
+		if err := s.Refuse(r.Lib, r.Params); err != nil {
 			return nil, err
 		}
 	}
@@ -281,7 +281,7 @@ func list() {
 }
 
 // goldenCommand is `golden write DIR` and `golden check DIR` for the suites that have
-// golden files: one JSON line per file.
+// golden files: one JSON line per file. check fails if no suite checked a file.
 func goldenCommand(argv []string) error {
 	if len(argv) < 2 {
 		return core.Usage("golden: missing subcommand (write or check)")
@@ -300,6 +300,7 @@ func goldenCommand(argv []string) error {
 	if dir == "" {
 		return core.Usage("golden %s: DIR is empty", sub)
 	}
+	checked := 0
 	for _, s := range suite.All {
 		if s.Golden == nil {
 			continue
@@ -308,17 +309,34 @@ func goldenCommand(argv []string) error {
 		if sub == "write" {
 			err = s.Golden.Write(dir, func(f core.GoldenFile) {
 				var j core.Object
-				j.Str("file", f.Name).Num("messages", f.Messages).Num("bytes", f.Bytes)
+				j.Str("file", f.Name)
+				if f.Records > 0 {
+					j.Num("records", f.Records)
+				} else {
+					j.Num("messages", f.Messages)
+				}
+				j.Num("bytes", f.Bytes)
 				core.PrintLine(j.Text())
 			})
 		} else {
 			err = s.Golden.Check(dir, func(f core.GoldenFile) {
 				var j core.Object
 				j.Str("file", f.Name)
-				if f.Skipped {
+				switch {
+				case f.Skipped:
 					j.Bool("skipped", true)
-				} else {
+				case f.Libs != nil:
+					libs := make([]string, len(f.Libs))
+					for i, l := range f.Libs {
+						libs[i] = core.Quote(l)
+					}
+					j.Raw("libs", "["+strings.Join(libs, ", ")+"]").Num("records", f.Records).
+						Bool("same_bytes", f.SameBytes).Bool("ok", true)
+				default:
 					j.Num("messages", f.Messages).Bool("ok", true)
+				}
+				if !f.Skipped {
+					checked++
 				}
 				core.PrintLine(j.Text())
 			})
@@ -326,6 +344,9 @@ func goldenCommand(argv []string) error {
 		if err != nil {
 			return err
 		}
+	}
+	if sub == "check" && checked == 0 {
+		return fmt.Errorf("%s: no golden files that this driver supports", dir)
 	}
 	return nil
 }

@@ -126,7 +126,8 @@ func checkIdentity(t *testing.T, what any, res map[string]any) {
 
 // `list` is every suite's cells from the registry, each once; every cell runs with
 // --iters 3 --samples 2 --warmup 1 and gives a protocol 2 result with its metrics and
-// evidence: rpc the digest of checks.json, memcpy the block size.
+// evidence: rpc the digest of checks.json, memcpy the block size, codec the digests of
+// each operation it measures (and its encoding in --out-dir).
 func TestListedCellsAllRunAndVerify(t *testing.T) {
 	out := driver(t, nil, "list")
 	lines := strings.Split(strings.TrimSuffix(out.stdout, "\n"), "\n")
@@ -162,6 +163,10 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 		c := object(t, line)
 		suites[c["suite"].(string)] = true
 		args := append(strings.Fields(want[i]), "--iters", "3", "--samples", "2", "--warmup", "1")
+		outDir := t.TempDir()
+		if c["suite"] == "codec" {
+			args = append(args, "--out-dir", outDir)
+		}
 		r := driver(t, nil, args...)
 		if r.code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
@@ -180,6 +185,10 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 			t.Errorf("%v: role %v, warmup %v", args, res["role"], res["warmup"])
 		}
 		metrics, _ := res["metrics"].(map[string]any)
+		if c["suite"] == "codec" {
+			checkCodecResult(t, args, res, filepath.Join(outDir, c["case"].(string)+"."+c["lib"].(string)))
+			continue
+		}
 		timeM, _ := metrics["time"].(map[string]any)
 		bytesM, _ := metrics["bytes"].(map[string]any)
 		if len(metrics) != 2 || timeM["unit"] != "ns" || bytesM["unit"] != "B" ||
@@ -225,6 +234,59 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 		if !suites[s.Name] {
 			t.Errorf("no cell of suite %s listed", s.Name)
 		}
+	}
+}
+
+// codecFolds are the folds of testdata/codec/checks.json.
+var codecFolds = map[string]int64{"log": 25469139935656, "logs": 31369852023422929}
+
+// checkCodecResult checks a codec result of --iters 3 --samples 2: the operations its
+// cell measures (all of its library's in the first cell, else those its parameter
+// governs), each with its digests (3 x size, 3 x fold), the size and the encoding left
+// in --out-dir, and the allocation counts.
+func checkCodecResult(t *testing.T, args []string, res map[string]any, encoding string) {
+	t.Helper()
+	metrics, _ := res["metrics"].(map[string]any)
+	check, _ := res["check"].(map[string]any)
+	size, _ := metrics["size"].(map[string]any)
+	b, err := os.ReadFile(encoding)
+	if err != nil || size["unit"] != "B" || text(size["value"]) != strconv.Itoa(len(b)) {
+		t.Fatalf("%v: size %s, --out-dir: %d bytes, %v", args, text(size), len(b), err)
+	}
+	fold := codecFolds[res["case"].(string)]
+	var ops []string
+	for _, op := range []string{"populate", "serialize", "deserialize", "access"} {
+		m, ok := metrics[op].(map[string]any)
+		if !ok {
+			continue
+		}
+		ops = append(ops, op)
+		samples, _ := m["samples"].([]any)
+		if m["unit"] != "ns" || text(m["iters"]) != "3" || len(samples) != 2 {
+			t.Errorf("%v: %s %s", args, op, text(m))
+		}
+		for _, a := range []string{"_allocs", "_alloc_bytes"} {
+			if _, ok := metrics[op+a].(map[string]any)["value"].(json.Number); !ok {
+				t.Errorf("%v: no %s%s", args, op, a)
+			}
+		}
+		want := strconv.FormatInt(3*fold, 10)
+		switch op {
+		case "populate":
+			continue
+		case "serialize":
+			want = strconv.Itoa(3 * len(b))
+		}
+		if got := text(check[op]); got != "["+want+","+want+"]" {
+			t.Errorf("%v: check.%s %s, want %s twice", args, op, got, want)
+		}
+	}
+	digests := len(ops)
+	if slices.Contains(ops, "populate") {
+		digests-- // populate has no digest
+	}
+	if len(ops) == 0 || len(check) != digests {
+		t.Errorf("%v: operations %v, check %s", args, ops, text(check))
 	}
 }
 
@@ -330,6 +392,14 @@ func usageMessage(r result) string {
 var rpcCell = []string{"run", "--suite", "rpc", "--case", "eval", "--lib", "capnp", "--mode", "bytes",
 	"--compression", "none", "--reuse", "reuse", "--iters", "1"}
 
+// codecCell is a codec cell of protobuf with the given --buffer, --strings, --validation.
+func codecCell(buffer, strs, validation string) []string {
+	return []string{"run", "--suite", "codec", "--case", "logs", "--lib", "protobuf", "--buffer", buffer,
+		"--strings", strs, "--validation", validation, "--iters", "1"}
+}
+
+var codecDefault = codecCell("reused", "owned", "validated")
+
 var limitCell = []string{"run", "--suite", "limit", "--case", "memcpy", "--lib", "memcpy",
 	"--block", "16KiB", "--iters", "1"}
 
@@ -342,8 +412,8 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 		{[]string{"frobnicate"}, "'frobnicate'"},
 		{with(rpcCell, "--bogus", "1"), "unknown flag --bogus"},
 		{[]string{"run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
-			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit)"},
-		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit)"},
+			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit, codec)"},
+		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit, codec)"},
 		{[]string{"run", "--suite", "rpc", "--case", "memcpy", "--lib", "memcpy"},
 			"case 'memcpy' is not in suite rpc (one of: carsales, catrank, eval)"},
 		{[]string{"run", "--suite", "rpc", "--case", "eval", "--lib", "protobuf", "--mode", "bytes",
@@ -374,6 +444,23 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 		{with(rpcCell, "--input", "f"), "flag --input is a fixture that suite rpc does not take"},
 		{with(rpcCell, "--work-dir", "d"), "flag --work-dir is a fixture that suite rpc does not take"},
 		{with(limitCell, "--out-dir", "d"), "flag --out-dir is a fixture that suite limit does not take"},
+		{codecCell("kept", "owned", "validated"), "unknown value for --buffer: 'kept' (one of: reused, fresh)"},
+		{codecCell("reused", "owned", "lazy"),
+			"unknown value for --validation: 'lazy' for lib protobuf (one of: validated)"},
+		{codecCell("reused", "borrowed", "validated"),
+			"unknown value for --strings: 'borrowed' for lib protobuf (one of: owned)"},
+		{codecCell("reused", "owned", "none"),
+			"unknown value for --validation: 'none' (one of: validated)"},
+		{codecDefault[:len(codecDefault)-4], "missing --validation (one of: validated)"},
+		{[]string{"run", "--suite", "codec", "--case", "log", "--lib", "null", "--buffer", "fresh",
+			"--strings", "borrowed", "--validation", "lazy", "--iters", "1"},
+			"lib null varies one parameter at a time from its default (--buffer reused --strings owned " +
+				"--validation lazy); this cell varies buffer and strings"},
+		{[]string{"run", "--suite", "codec", "--case", "carsales"}, "case 'carsales' is not in suite codec (one of: log, logs)"},
+		{with(codecDefault, "--mode", "bytes"),
+			"flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation)"},
+		{with(codecDefault, "--input", "f"), "flag --input is a fixture that suite codec does not take"},
+		{with(codecDefault, "--role", "client"), "--role client is not possible in suite codec"},
 		{[]string{"golden"}, "golden: missing subcommand"},
 		{[]string{"golden", "read", "x"}, "'read'"},
 		{[]string{"golden", "check"}, "missing DIR"},
@@ -435,7 +522,9 @@ func files(t *testing.T, dir string) []string {
 	return names
 }
 
-// checkAll: `golden check DIR` succeeds and checks every file of DIR, in name order.
+// checkAll: `golden check DIR` succeeds and checks every file of DIR once: rpc streams
+// their 5 messages; codec encodings their records with at least one library (or are
+// skipped, in a format this driver lacks), and this driver's own encode to the same bytes.
 func checkAll(t *testing.T, dir string) {
 	r := driver(t, nil, "golden", "check", dir)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -444,9 +533,28 @@ func checkAll(t *testing.T, dir string) {
 		t.Fatalf("golden check %s: exit %d, %d lines for %d files: %s", dir, r.code, len(lines),
 			len(names), r.stderr)
 	}
-	for i, l := range lines {
-		if want := `{"file": "` + names[i] + `", "messages": 5, "ok": true}`; l != want {
-			t.Errorf("%s: %s, want %s", dir, l, want)
+	got := map[string]map[string]any{}
+	for _, l := range lines {
+		o := object(t, l)
+		got[o["file"].(string)] = o
+	}
+	for _, name := range names {
+		o := got[name]
+		switch kase, _, _ := strings.Cut(name, "."); {
+		case o == nil:
+			t.Errorf("%s: %s not checked", dir, name)
+		case strings.HasSuffix(name, ".requests") || strings.HasSuffix(name, ".responses"):
+			if want := `{"file":"` + name + `","messages":5,"ok":true}`; text(o) != want {
+				t.Errorf("%s: %s, want %s", dir, text(o), want)
+			}
+		case o["skipped"] == true:
+		default:
+			records := map[string]string{"log": "1", "logs": "1000"}[kase]
+			libs, _ := o["libs"].([]any)
+			if o["ok"] != true || text(o["records"]) != records || len(libs) == 0 ||
+				(filepath.Base(dir) == "go" && o["same_bytes"] != true) {
+				t.Errorf("%s: %s", dir, text(o))
+			}
 		}
 	}
 }

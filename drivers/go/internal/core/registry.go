@@ -86,9 +86,9 @@ type Suite struct {
 	Libs   []Lib
 	// Fixtures are the fixture flags this suite takes (rpc and limit take none).
 	Fixtures []string
-	// Refuse says why a combination of legal parameter values is not a cell (`list`
-	// leaves it out, `run` refuses it), or returns nil. Optional.
-	Refuse func(p Params) error
+	// Refuse says why a combination of parameter values that the library supports is
+	// not a cell (`list` leaves it out, `run` refuses it), or returns nil. Optional.
+	Refuse func(l *Lib, p Params) error
 	// Prepare checks the run's role against its parameters and gives a run without
 	// --role its default role.
 	Prepare func(r *Run) error
@@ -152,7 +152,7 @@ func (s *Suite) Cells() []Cell {
 			var product func(p Params)
 			product = func(p Params) {
 				if len(p) == len(s.Params) {
-					if s.Refuse == nil || s.Refuse(p) == nil {
+					if s.Refuse == nil || s.Refuse(lib, p) == nil {
 						cells = append(cells, Cell{s.Name, kase, lib.Name, slices.Clone(p)})
 					}
 					return
@@ -207,12 +207,17 @@ func ModuleVersion(path string) string {
 	return "unknown"
 }
 
-// GoldenFile is one golden file written, checked or skipped.
+// GoldenFile is one golden file written, checked or skipped: a stream of Messages (rpc),
+// or an encoding of Records (codec), which check decodes with Libs and compares with the
+// driver's own encoding (SameBytes).
 type GoldenFile struct {
-	Name     string // the file name inside the directory
-	Messages uint64
-	Bytes    uint64
-	Skipped  bool
+	Name      string // the file name inside the directory
+	Messages  uint64
+	Records   uint64
+	Bytes     uint64
+	Libs      []string
+	SameBytes bool
+	Skipped   bool
 }
 
 // Golden is a suite's `golden write DIR` and `golden check DIR`; each reports every file

@@ -1,16 +1,30 @@
 package core
 
+import "strconv"
+
 // Metric is a metric of the samples form (docs/protocol.md, Metrics): one total per timed
-// sample of Iters iterations.
+// sample of Iters iterations; or, if Scalar, of the scalar form: one Value per process.
 type Metric struct {
 	Name, Unit string
 	Iters      uint64
 	Samples    []uint64
+	Scalar     bool
+	Value      float64
+}
+
+// ScalarMetric is a metric of the scalar form.
+func ScalarMetric(name, unit string, value float64) Metric {
+	return Metric{Name: name, Unit: unit, Scalar: true, Value: value}
 }
 
 func (m Metric) json() string {
 	var j Object
-	j.Str("unit", m.Unit).Num("iters", m.Iters).Raw("samples", List(m.Samples))
+	j.Str("unit", m.Unit)
+	if m.Scalar {
+		j.Raw("value", strconv.FormatFloat(m.Value, 'f', -1, 64))
+	} else {
+		j.Num("iters", m.Iters).Raw("samples", List(m.Samples))
+	}
 	return j.Text()
 }
 

@@ -233,7 +233,7 @@ func goldenWrite(dir string, report func(core.GoldenFile)) error {
 // goldenCheck checks every DIR/<case>.<lib>.<compression>.requests file and its
 // .responses file (in name order), reporting each file checked or skipped (unsupported
 // case, library or compression). It fails naming the file and the message at the first
-// corrupt message, wrong answer or wrong message count, or if no file could be checked.
+// corrupt message, wrong answer or wrong message count.
 func goldenCheck(dir string, report func(core.GoldenFile)) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -247,7 +247,6 @@ func goldenCheck(dir string, report func(core.GoldenFile)) error {
 	}
 	slices.Sort(names)
 
-	checked := 0
 	for _, name := range names {
 		stem := strings.TrimSuffix(name, requestsExt)
 		responsesName := stem + responsesExt
@@ -282,11 +281,6 @@ func goldenCheck(dir string, report func(core.GoldenFile)) error {
 			return err
 		}
 		report(core.GoldenFile{Name: responsesName, Messages: uint64(len(expectations)), Bytes: size})
-		checked += 2
-	}
-	if checked == 0 {
-		return fmt.Errorf("%s: no golden files that this driver supports "+
-			"(<case>.<lib>.<compression>.requests and .responses)", dir)
 	}
 	return nil
 }

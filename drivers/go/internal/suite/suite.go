@@ -4,6 +4,7 @@
 package suite
 
 import (
+	"wirebench/drivers/go/internal/codec"
 	"wirebench/drivers/go/internal/core"
 	"wirebench/drivers/go/internal/limit"
 	"wirebench/drivers/go/internal/rpc"
@@ -13,6 +14,7 @@ import (
 var All = []*core.Suite{
 	rpc.Suite,
 	limit.Suite,
+	codec.Suite,
 }
 
 // Find returns the suite called name, or nil.
