@@ -249,7 +249,13 @@ int golden(int argc, char** argv) {
     if (sub == "write" && s->goldenWrite != nullptr) {
       s->goldenWrite(dir, [](const GoldenFile& f) {
         Json j;
-        j.str("file", f.name).num("messages", f.messages).num("bytes", f.bytes);
+        j.str("file", f.name);
+        if (f.records > 0) {
+          j.num("records", f.records);
+        } else {
+          j.num("messages", f.messages);
+        }
+        j.num("bytes", f.bytes);
         printLine(j.text());
       });
     } else if (sub == "check" && s->goldenCheck != nullptr) {
@@ -258,6 +264,11 @@ int golden(int argc, char** argv) {
         j.str("file", f.name);
         if (f.skipped) {
           j.boolean("skipped", true);
+        } else if (f.records > 0) {
+          j.strings("libs", f.libs)
+              .num("records", f.records)
+              .boolean("same_bytes", f.sameBytes)
+              .boolean("ok", true);
         } else {
           j.num("messages", f.messages).boolean("ok", true);
         }

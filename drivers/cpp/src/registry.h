@@ -67,6 +67,11 @@ struct GoldenFile {
   uint64_t messages = 0;
   uint64_t bytes = 0;
   bool skipped = false;
+  // A codec file (<case>.<format>): its records instead of messages; when checked, the
+  // libraries that decoded it and whether it equals this driver's own encoding.
+  uint64_t records = 0;
+  std::vector<std::string> libs{};
+  bool sameBytes = false;
 };
 using GoldenReport = std::function<void(const GoldenFile&)>;
 using GoldenCommand = void (*)(const std::string& dir, const GoldenReport& report);

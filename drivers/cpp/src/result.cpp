@@ -1,5 +1,7 @@
 #include "result.h"
 
+#include <cstdio>
+
 namespace wb {
 
 const char* toolchain() {
@@ -37,12 +39,19 @@ Json resultHeader(const Run& run, const std::string& role) {
 }
 
 void printResult(const Run& run, const std::string& role, const std::vector<Metric>& metrics,
-                 const Json& evidence) {
+                 const Json& evidence, const std::vector<Scalar>& scalars) {
   Json m;
   for (const Metric& metric : metrics) {
     Json one;
     one.str("unit", metric.unit).num("iters", metric.iters).list("samples", metric.samples);
     m.raw(metric.name, one.text());
+  }
+  for (const Scalar& scalar : scalars) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.10g", scalar.value);
+    Json one;
+    one.str("unit", scalar.unit).raw("value", value);
+    m.raw(scalar.name, one.text());
   }
   Json j = resultHeader(run, role);
   j.num("warmup", run.warmup)

@@ -27,13 +27,19 @@ struct Metric {
   std::vector<uint64_t> samples;
 };
 
+// A metric of the scalar form: one value per process (a size, allocations per iteration).
+struct Scalar {
+  std::string name, unit;
+  double value = 0;
+};
+
 // The fields every result starts with: protocol, identity, the cell and the role.
 Json resultHeader(const Run& run, const std::string& role);
 
 // A local or client result: the header, the warm-up, the metrics, the suite's evidence
 // (rpc's check and responses_checked) and the provenance. Only a verified run prints one.
 void printResult(const Run& run, const std::string& role, const std::vector<Metric>& metrics,
-                 const Json& evidence);
+                 const Json& evidence, const std::vector<Scalar>& scalars = {});
 
 // A server's result: the header, the suite's counts, and the provenance.
 void printServer(const Run& run, const Json& counts);

@@ -11,11 +11,15 @@ const Suite& suite();  // src/rpc/registry.cpp
 namespace limit {
 const Suite& suite();  // src/limit/suite.cpp
 }
+namespace codec {
+const Suite& suite();  // src/codec/registry.cpp
+}
 
 const std::vector<const Suite*>& suites() {
   static const std::vector<const Suite*> all = {
       &rpc::suite(),
       &limit::suite(),
+      &codec::suite(),
   };
   return all;
 }

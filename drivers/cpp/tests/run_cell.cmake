@@ -1,8 +1,8 @@
 # One cell's ctest test (cmake -P): runs it for a few iterations and requires exit 0 and a
-# protocol 2 result for this cell: "verified": true, the metrics time and bytes with one
-# sample each per timed sample, and the suite's evidence (rpc: the check digest of
-# testdata/rpc/checks.json and every response checked; limit: the block size, iters blocks
-# copied).
+# protocol 2 result for this cell: "verified": true, its metrics with one sample each per
+# timed sample, and the suite's evidence (rpc: the check digest of testdata/rpc/checks.json
+# and every response checked; limit: the block size, iters blocks copied; codec: each
+# operation's digest against its size and testdata/codec/checks.json).
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND ${DRIVER} run ${args} --iters 3 --samples 2 --warmup 1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -20,6 +20,41 @@ endif()
 string(JSON verified GET "${out}" verified)
 if(NOT verified STREQUAL "ON")
   message(FATAL_ERROR "not verified: ${out}")
+endif()
+if(SUITE STREQUAL "codec")
+  # Every measured operation has 2 samples of 3 iterations; each check digest is 3 x the
+  # size (serialize) or 3 x the case's fold of testdata/codec/checks.json.
+  get_filename_component(checks "${CMAKE_CURRENT_LIST_DIR}/../../../testdata/codec/checks.json"
+                         ABSOLUTE)
+  file(READ ${checks} expected)
+  string(JSON fold GET "${expected}" ${CASE} fold)
+  string(JSON size GET "${out}" metrics size value)
+  string(JSON n LENGTH "${out}" check)
+  if(n EQUAL 0)
+    message(FATAL_ERROR "no check digests: ${out}")
+  endif()
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON op MEMBER "${out}" check ${i})
+    string(JSON iters GET "${out}" metrics ${op} iters)
+    string(JSON samples LENGTH "${out}" metrics ${op} samples)
+    if(NOT iters EQUAL 3 OR NOT samples EQUAL 2)
+      message(FATAL_ERROR "expected metric ${op} of 2 samples of 3 iterations: ${out}")
+    endif()
+    if(op STREQUAL "serialize")
+      math(EXPR want "3 * ${size}")
+    else()
+      math(EXPR want "3 * ${fold}")
+    endif()
+    foreach(j 0 1)
+      string(JSON got GET "${out}" check ${op} ${j})
+      if(NOT got EQUAL want)
+        message(FATAL_ERROR "check ${op}[${j}] = ${got}, expected ${want}: ${out}")
+      endif()
+    endforeach()
+  endforeach()
+  message(STATUS "${out}")
+  return()
 endif()
 foreach(metric time bytes)
   string(JSON iters GET "${out}" metrics ${metric} iters)

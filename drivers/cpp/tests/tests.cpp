@@ -23,6 +23,7 @@
 #include "common.h"
 #include "registry.h"
 #include "rng.h"
+#include "codec/codec.h"
 #include "rpc/rpc.h"
 
 namespace {
@@ -472,6 +473,21 @@ std::vector<std::string> goldenStems() {
   return stems;
 }
 
+// <case>.<format> of every codec golden file the driver writes: per case, each format with
+// a library that serializes.
+std::vector<std::string> codecGoldenNames() {
+  std::vector<std::string> names;
+  for (const std::string& kase : wb::codec::cases()) {
+    for (const auto& lib : wb::codec::libs()) {
+      std::string name = kase + "." + lib.format;
+      if (lib.serializes() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+  }
+  return names;
+}
+
 std::string okLine(const std::string& file) {
   return "{\"file\": \"" + file + "\", \"messages\": 5, \"ok\": true}";
 }
@@ -484,7 +500,15 @@ TEST(Golden, CheckPassesOnTestdata) {
       EXPECT_NE(r.out.find(okLine(stem + ext) + "\n"), std::string::npos) << stem << ext;
     }
   }
+  for (const auto& name : codecGoldenNames()) {
+    EXPECT_NE(r.out.find("{\"file\": \"" + name + "\", \"libs\": ["), std::string::npos) << name;
+  }
+  EXPECT_NE(r.out.find("{\"file\": \"logs.json\", \"libs\": [\"rapidjson\", \"simdjson\", "
+                       "\"nlohmann-json\"], \"records\": 1000, \"same_bytes\": true, \"ok\": true}"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("skipped"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"same_bytes\": false"), std::string::npos) << r.out;
 }
 
 // The files testdata/golden/cpp holds are what this build writes, byte for byte. A library
@@ -508,6 +532,11 @@ TEST(Golden, WriteIsByteIdenticalToTestdata) {
       EXPECT_TRUE(readFile(dir + "/new/" + name) == bytes)
           << name << " differs from " << kGolden << "/" << name;
     }
+  }
+  for (const auto& name : codecGoldenNames()) {
+    expected.push_back(name);
+    EXPECT_TRUE(readFile(dir + "/new/" + name) == readFile(kGolden + "/" + name))
+        << name << " differs from " << kGolden << "/" << name;
   }
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(fileNames(dir + "/new"), expected);
@@ -689,9 +718,9 @@ TEST(Usage, BadCommandLinesExit2NamingTheProblem) {
       // --suite, and the case looked up in it
       {{"run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
         "--reuse", "reuse", "--iters", "1"},
-       "missing --suite (one of: rpc, limit)"},
+       "missing --suite (one of: rpc, limit, codec)"},
       {{"run", "--suite", "queue", "--case", "log", "--lib", "x", "--iters", "1"},
-       "unknown suite 'queue' (one of: rpc, limit)"},
+       "unknown suite 'queue' (one of: rpc, limit, codec)"},
       {plus(rpcArgs("nosuchcase", "capnp", "bytes", "none"), one),
        "case 'nosuchcase' is not in suite rpc (one of: carsales, catrank, eval)"},
       {{"run", "--suite", "limit", "--case", "eval", "--lib", "capnp", "--iters", "1"},
@@ -767,12 +796,15 @@ TEST(Info, ReportsIdentityVersionsAndFlags) {
   Outcome r = driver({"info"});
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"g++\", "
-                        "\"driver\": \"wirebench-cpp\", \"suites\": [\"rpc\", \"limit\"], ",
+                        "\"driver\": \"wirebench-cpp\", \"suites\": [\"rpc\", \"limit\", \"codec\"], ",
                         0),
             0u)
       << r.out;
   for (const char* s : {"\"compiler\": \"g++ ", "\"capnp\": \"0.9.2\"", "\"protobuf\": \"3.21.12\"",
-                        "\"libc\": \"glibc ", "\"flags\": \"-O2 -DNDEBUG\""}) {
+                        "\"libc\": \"glibc ", "\"flags\": \"-O2 -DNDEBUG\"",
+                        "\"flatbuffers\": \"2.0.8\"", "\"msgpack-cxx\": \"4.1.3\"",
+                        "\"rapidjson\": \"1.1.0\"", "\"simdjson\": \"3.0.1\"",
+                        "\"nlohmann-json\": \"3.11.2\""}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << " in " << r.out;
   }
 }
@@ -834,7 +866,8 @@ TEST(Results, LocalClientAndLimitResultsHaveNamedMetrics) {
 
 // The lines `list` must print, spelled out here from the registry's data: for each suite,
 // case and library, every combination of the parameter values the library supports, less
-// rpc's object mode with a compression.
+// rpc's object mode with a compression and codec cells that differ from their library's
+// first cell in more than one parameter.
 std::vector<std::string> expectedList() {
   std::vector<std::string> lines;
   for (const wb::Suite* suite : wb::suites()) {
@@ -856,6 +889,14 @@ std::vector<std::string> expectedList() {
           combos = next;
         }
         for (const std::string& params : combos) {
+          if (suite->name == "codec") {
+            int off = 0;
+            for (const wb::Param& p : suite->params) {
+              off += params.find("\"" + p.name + "\": \"" + lib.values(p).front() + "\"") ==
+                     std::string::npos;
+            }
+            if (off > 1) continue;
+          }
           lines.push_back("{\"suite\": \"" + suite->name + "\", \"case\": \"" + kase +
                           "\", \"lib\": \"" + lib.name + "\", \"params\": {" + params + "}}");
         }
@@ -886,6 +927,194 @@ TEST(List, IsTheRegistrysCells) {
   for (const std::string& line : lines) {
     EXPECT_EQ(std::count(lines.begin(), lines.end(), line), 1) << line;
   }
+}
+
+// ---- codec: records, libraries, cells --------------------------------------------------
+
+namespace codec = wb::codec;
+
+// The number after `"key": ` in the object of `kase` in testdata/codec/checks.json.
+int64_t codecCheck(const std::string& kase, const std::string& key) {
+  std::string text = readFile(kTestdata + "/codec/checks.json");
+  size_t at = text.find("\"" + kase + "\": {");
+  EXPECT_NE(at, std::string::npos) << kase;
+  size_t k = text.find("\"" + key + "\": ", at);
+  EXPECT_NE(k, std::string::npos) << kase << " " << key;
+  return std::stoll(text.substr(k + key.size() + 4));
+}
+
+codec::Bytes bytesOf(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::string stringOf(codec::Bytes b) {
+  return std::string(reinterpret_cast<const char*>(b.data), b.size);
+}
+
+// Every cell a library offers: its default, then one per further value of a parameter.
+std::vector<codec::Variant> variants(const codec::CodecLib& lib) {
+  std::vector<codec::Variant> v;
+  const auto& b = lib.buffers;
+  const auto& s = lib.strings;
+  const auto& c = lib.validations;
+  v.push_back(codec::variantOf(b[0], s[0], c[0]));
+  for (size_t i = 1; i < b.size(); ++i) v.push_back(codec::variantOf(b[i], s[0], c[0]));
+  for (size_t i = 1; i < s.size(); ++i) v.push_back(codec::variantOf(b[0], s[i], c[0]));
+  for (size_t i = 1; i < c.size(); ++i) v.push_back(codec::variantOf(b[0], s[0], c[i]));
+  return v;
+}
+
+TEST(Codec, RecordsAreTheCanonicalJsonAndFoldAsChecksJson) {
+  for (const std::string kase : {"log", "logs"}) {
+    const codec::Case& c = codec::findCase(kase);
+    EXPECT_EQ(c.records.size(), static_cast<size_t>(codecCheck(kase, "records")));
+    EXPECT_TRUE(codec::canonicalJson(c.records, c.batch) ==
+                readFile(kTestdata + "/codec/" + kase + ".json"))
+        << kase;
+    EXPECT_EQ(static_cast<int64_t>(codec::fold(c.records)), codecCheck(kase, "fold")) << kase;
+  }
+  // The fold of docs/workloads.md: an empty string adds nothing, bytes are unsigned.
+  EXPECT_EQ(codec::foldString(""), 0u);
+  EXPECT_EQ(codec::foldString("\xff"), 1u + 255 + 255);
+}
+
+// Every library and variant: its operations give the case's size and fold, pass their
+// checks, and what it decodes is the records; the JSON, MessagePack and null encodings have
+// the sizes of checks.json (JSON: the very bytes of testdata/codec).
+TEST(Codec, EveryLibraryRoundTripsBothCases) {
+  for (const auto& lib : codec::libs()) {
+    for (const std::string kase : {"log", "logs"}) {
+      const codec::Case& c = codec::findCase(kase);
+      for (const codec::Variant& v : variants(lib)) {
+        SCOPED_TRACE(lib.name + " " + kase + " reused " + std::to_string(v.reused) +
+                     " borrowed " + std::to_string(v.borrowed) + " checked " +
+                     std::to_string(v.checked));
+        auto cell = lib.make(c, v);
+        codec::Bytes enc = cell->encoding();
+        if (lib.format == "json") {
+          EXPECT_TRUE(stringOf(enc) == readFile(kTestdata + "/codec/" + kase + ".json"));
+        }
+        if (lib.format == "json" || lib.format == "msgpack" || lib.format == "null") {
+          EXPECT_EQ(static_cast<int64_t>(enc.size), codecCheck(kase, lib.format));
+        }
+        EXPECT_EQ(codec::difference(c.records, cell->decode(enc)), "");
+        for (codec::Op op : lib.ops) {
+          uint64_t want = op == codec::Op::populate    ? 0
+                          : op == codec::Op::serialize ? 2 * enc.size
+                                                       : 2 * c.fold;
+          EXPECT_EQ(cell->run(op, 2), want) << codec::opName(op);
+          EXPECT_NO_THROW(cell->check(op)) << codec::opName(op);
+        }
+      }
+    }
+  }
+}
+
+// A truncated or empty encoding is an error (or, where the cut falls between protobuf
+// fields, other records), never a crash; unchecked reads are exempt. A cut that removes
+// only zero bytes may leave a valid message (a FlatBuffer's trailing padding).
+TEST(Codec, TruncatedEncodingsAreErrors) {
+  for (const auto& lib : codec::libs()) {
+    for (const std::string kase : {"log", "logs"}) {
+      const codec::Case& c = codec::findCase(kase);
+      for (const codec::Variant& v : variants(lib)) {
+        if (!v.checked) continue;
+        auto cell = lib.make(c, v);
+        std::string whole = stringOf(cell->encoding());
+        for (size_t size : {size_t{0}, whole.size() / 2, whole.size() - 1}) {
+          std::string cut = whole.substr(0, size);
+          bool refused = false;
+          codec::Records got;
+          try {
+            got = cell->decode(bytesOf(cut));
+          } catch (...) {
+            refused = true;
+          }
+          bool padding = whole.find_first_not_of('\0', size) == std::string::npos;
+          EXPECT_TRUE(refused || !codec::difference(c.records, got).empty() || padding)
+              << lib.name << " " << kase << " cut to " << size << " bytes";
+        }
+      }
+    }
+  }
+}
+
+std::vector<std::string> codecArgs(const std::string& kase, const std::string& lib,
+                                   const std::string& buffer, const std::string& strings,
+                                   const std::string& validation) {
+  return {"run",      "--suite",   "codec",      "--case", kase,     "--lib",
+          lib,        "--buffer",  buffer,       "--strings", strings, "--validation",
+          validation, "--iters",   "2",          "--samples", "2",     "--warmup", "1"};
+}
+
+TEST(Codec, BadCellsExit2NamingTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {codecArgs("log", "null", "kept", "owned", "lazy"),
+       "unknown value for --buffer: 'kept' (one of: reused, fresh)"},
+      {codecArgs("log", "null", "reused", "owned", "validated"),
+       "unknown value for --validation: 'validated' for lib null (one of: lazy)"},
+      {codecArgs("log", "nlohmann-json", "fresh", "borrowed", "validated"),
+       "unknown value for --strings: 'borrowed' for lib nlohmann-json (one of: owned)"},
+      {codecArgs("log", "flatbuffers", "reused", "owned", "sometimes"),
+       "unknown value for --validation: 'sometimes' (one of: validated, unchecked)"},
+      {codecArgs("blog", "null", "reused", "owned", "lazy"),
+       "case 'blog' is not in suite codec (one of: log, logs)"},
+      {codecArgs("log", "serde", "reused", "owned", "lazy"), "unknown lib 'serde' for suite codec"},
+      {codecArgs("log", "flatbuffers", "fresh", "borrowed", "validated"),
+       "a codec cell differs from its library's first cell (buffer reused, strings owned, "
+       "validation validated) in at most one parameter, not in buffer fresh, strings borrowed"},
+      {plus(codecArgs("log", "null", "reused", "owned", "lazy"), {"--mode", "bytes"}),
+       "flag --mode is not a parameter of suite codec"},
+      {plus(codecArgs("log", "null", "reused", "owned", "lazy"), {"--work-dir", "/tmp"}),
+       "flag --work-dir is a fixture that suite codec does not take (its fixtures: out-dir)"},
+      {plus(codecArgs("log", "null", "reused", "owned", "lazy"),
+            {"--role", "client", "--in-fd", "0", "--out-fd", "1"}),
+       "--role client is not possible in suite codec"},
+  };
+  for (const auto& c : cases) {
+    Outcome r = driver(c.args);
+    EXPECT_EQ(r.status, 2) << c.message << "\n" << r.err;
+    EXPECT_NE(firstLine(r.err).find("usage error: " + c.message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+// A default cell measures every operation its library has, a variant only those its
+// parameter governs; the result carries the size, the allocations and the check digests,
+// and --out-dir gets the encoding.
+TEST(Codec, ResultsHaveTheCellsOperationsAndTheEncoding) {
+  std::string dir = tempDir();
+  Outcome r = driver(plus(codecArgs("logs", "capnp", "reused", "owned", "lazy"),
+                          {"--out-dir", dir}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* op : {"populate", "serialize", "deserialize", "access"}) {
+    EXPECT_EQ(metricSamples(r.out, op).size(), 2u) << op << " in " << r.out;
+    EXPECT_NE(r.out.find(std::string("\"") + op + "_allocs\": {\"unit\": \"allocations\""),
+              std::string::npos)
+        << op;
+    EXPECT_NE(r.out.find(std::string("\"") + op + "_alloc_bytes\": {\"unit\": \"B\""),
+              std::string::npos)
+        << op;
+  }
+  EXPECT_EQ(r.out.find("\"populate\": [0"), std::string::npos) << "populate has no digest";
+  EXPECT_TRUE(readFile(dir + "/logs.capnp") == readFile(kGolden + "/logs.capnp"));
+  EXPECT_NE(r.out.find("\"size\": {\"unit\": \"B\", \"value\": " +
+                       std::to_string(readFile(kGolden + "/logs.capnp").size()) + "}"),
+            std::string::npos)
+      << r.out;
+
+  Outcome v = driver(codecArgs("log", "flatbuffers", "reused", "owned", "unchecked"));
+  ASSERT_EQ(v.status, 0) << v.err;
+  EXPECT_NE(v.out.find("\"check\": {\"deserialize\": ["), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("\"access\": ["), std::string::npos) << v.out;
+  for (const char* op : {"\"populate\"", "\"serialize\""}) {
+    EXPECT_EQ(v.out.find(op), std::string::npos) << op << " in " << v.out;
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,206 @@
+// RapidJSON: the plain structs are the native form (populate copies the records, like
+// null); serialize is a Writer into a StringBuffer, both kept and cleared (`reused`) or
+// made anew (`fresh`); deserialize parses a Document and reads it into the plain structs
+// (owned strings), checking every field's presence, type and range.
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <memory>
+#include <string>
+
+#include "../common.h"
+#include "loops.h"
+
+namespace wb::codec {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Value = rapidjson::Value;
+
+void writeRecord(Writer& w, const Log& r) {
+  auto str = [&](const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  auto num = [&](const char* key, unsigned v) {
+    w.Key(key);
+    w.Uint(v);
+  };
+  w.StartObject();
+  w.Key("timestamp");
+  w.Int64(r.timestamp);
+  num("zoneId", r.zoneId);
+  num("zonePlan", r.zonePlan);
+  w.Key("http");
+  w.StartObject();
+  num("protocol", r.http.protocol);
+  num("status", r.http.status);
+  num("hostStatus", r.http.hostStatus);
+  num("upStatus", r.http.upStatus);
+  num("method", r.http.method);
+  str("contentType", r.http.contentType);
+  str("userAgent", r.http.userAgent);
+  str("referer", r.http.referer);
+  str("requestUri", r.http.requestUri);
+  w.EndObject();
+  w.Key("origin");
+  w.StartObject();
+  str("ip", r.origin.ip);
+  num("port", r.origin.port);
+  str("hostname", r.origin.hostname);
+  num("protocol", r.origin.protocol);
+  w.EndObject();
+  num("country", r.country);
+  num("cacheStatus", r.cacheStatus);
+  str("serverIp", r.serverIp);
+  str("serverName", r.serverName);
+  str("remoteIp", r.remoteIp);
+  w.Key("bytesDlv");
+  w.Uint64(r.bytesDlv);
+  str("rayId", r.rayId);
+  w.EndObject();
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void badField(const char* key) {
+  fail(std::string("rapidjson: missing or invalid field ") + key);
+}
+
+const Value& member(const Value& o, const char* key) {
+  auto it = o.FindMember(key);
+  if (it == o.MemberEnd()) badField(key);
+  return it->value;
+}
+
+const Value& object(const Value& o, const char* key) {
+  const Value& v = member(o, key);
+  if (!v.IsObject()) badField(key);
+  return v;
+}
+
+template <typename T>
+T number(const Value& o, const char* key) {
+  const Value& v = member(o, key);
+  if constexpr (std::is_signed_v<T>) {
+    if (!v.IsInt64()) badField(key);
+    return v.GetInt64();
+  } else {
+    if (!v.IsUint64() || v.GetUint64() > std::numeric_limits<T>::max()) badField(key);
+    return static_cast<T>(v.GetUint64());
+  }
+}
+
+std::string string(const Value& o, const char* key) {
+  const Value& v = member(o, key);
+  if (!v.IsString()) badField(key);
+  return std::string(v.GetString(), v.GetStringLength());
+}
+
+Log readRecord(const Value& o) {
+  if (!o.IsObject()) fail("rapidjson: a record is not an object");
+  Log r;
+  r.timestamp = number<int64_t>(o, "timestamp");
+  r.zoneId = number<uint32_t>(o, "zoneId");
+  r.zonePlan = number<uint8_t>(o, "zonePlan");
+  const Value& h = object(o, "http");
+  r.http.protocol = number<uint8_t>(h, "protocol");
+  r.http.status = number<uint16_t>(h, "status");
+  r.http.hostStatus = number<uint16_t>(h, "hostStatus");
+  r.http.upStatus = number<uint16_t>(h, "upStatus");
+  r.http.method = number<uint8_t>(h, "method");
+  r.http.contentType = string(h, "contentType");
+  r.http.userAgent = string(h, "userAgent");
+  r.http.referer = string(h, "referer");
+  r.http.requestUri = string(h, "requestUri");
+  const Value& g = object(o, "origin");
+  r.origin.ip = string(g, "ip");
+  r.origin.port = number<uint16_t>(g, "port");
+  r.origin.hostname = string(g, "hostname");
+  r.origin.protocol = number<uint8_t>(g, "protocol");
+  r.country = number<uint8_t>(o, "country");
+  r.cacheStatus = number<uint8_t>(o, "cacheStatus");
+  r.serverIp = string(o, "serverIp");
+  r.serverName = string(o, "serverName");
+  r.remoteIp = string(o, "remoteIp");
+  r.bytesDlv = number<uint64_t>(o, "bytesDlv");
+  r.rayId = string(o, "rayId");
+  return r;
+}
+
+template <bool kBatch>
+class RapidJson {
+ public:
+  static constexpr bool kBuilds = true, kAccess = false;
+  explicit RapidJson(const Variant& v) : v_(v) {}
+
+  void populate(const Records& rs) {
+    if (v_.reused) {
+      native_ = rs;
+    } else {
+      native_ = Records(rs);
+    }
+  }
+
+  Bytes serialize() {
+    if (v_.reused && buffer_) {
+      buffer_->Clear();
+      writer_->Reset(*buffer_);
+    } else {
+      buffer_ = std::make_unique<rapidjson::StringBuffer>();
+      writer_ = std::make_unique<Writer>(*buffer_);
+    }
+    Writer& w = *writer_;
+    if (kBatch) {
+      w.StartObject();
+      w.Key("logs");
+      w.StartArray();
+    }
+    for (const Log& r : native_) writeRecord(w, r);
+    if (kBatch) {
+      w.EndArray();
+      w.EndObject();
+    }
+    return {reinterpret_cast<const uint8_t*>(buffer_->GetString()), buffer_->GetSize()};
+  }
+
+  uint64_t deserialize(Bytes b) {
+    rapidjson::Document doc;
+    doc.Parse(reinterpret_cast<const char*>(b.data), b.size);
+    if (doc.HasParseError()) {
+      fail("rapidjson: parse error " + std::to_string(doc.GetParseError()) + " at byte " +
+           std::to_string(doc.GetErrorOffset()));
+    }
+    Records rs;
+    if (kBatch) {
+      if (!doc.IsObject()) fail("rapidjson: the message is not an object");
+      const Value& logs = member(doc, "logs");
+      if (!logs.IsArray()) badField("logs");
+      rs.reserve(logs.Size());
+      for (const Value& r : logs.GetArray()) rs.push_back(readRecord(r));
+    } else {
+      rs.push_back(readRecord(doc));
+    }
+    parsed_ = std::move(rs);
+    return fold(parsed_);
+  }
+
+  Records populated() const { return native_; }
+  Records deserialized() const { return parsed_; }
+
+ private:
+  Variant v_;
+  Records native_, parsed_;
+  std::unique_ptr<rapidjson::StringBuffer> buffer_;
+  std::unique_ptr<Writer> writer_;
+};
+
+}  // namespace
+
+std::unique_ptr<CodecCell> makeRapidjson(const Case& c, const Variant& v) {
+  return makeCell<RapidJson>(c, v);
+}
+
+std::string rapidjsonVersion() { return RAPIDJSON_VERSION_STRING; }
+
+}  // namespace wb::codec

@@ -1,0 +1,156 @@
+// The codec suite's registry entry: its cases, parameters and libraries. Adding a library
+// is its file (src/codec/<lib>.cpp, defining its factory) and one line in libs() below,
+// with the factory's name on the declaration line above it.
+
+#include "../registry.h"
+
+#include "../common.h"
+#include "codec.h"
+
+namespace wb::rpc {
+std::string capnpVersion(), protobufVersion();  // src/rpc/capnp.cpp, protobuf.cpp
+}
+
+namespace wb::codec {
+
+// The factories, each defined in its library's file, and the versions they report.
+CodecFactory makeNull, makeRapidjson, makeSimdjson, makeNlohmann, makeProtobuf, makeCapnp,
+    makeFlatbuffers, makeMsgpack;
+std::string rapidjsonVersion(), simdjsonVersion(), nlohmannVersion(), flatbuffersVersion(),
+    msgpackVersion();
+
+namespace {
+constexpr Op P = Op::populate, S = Op::serialize, D = Op::deserialize, A = Op::access;
+}
+
+const std::vector<CodecLib>& libs() {
+  // name, format, operations, buffer, strings and validation variants (the default first),
+  // factory, provenance versions. The first library of a format writes its golden file.
+  static const std::vector<CodecLib> v = {
+      {"null", "null", {P, S, D, A}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
+       &makeNull, {}},
+      {"rapidjson", "json", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"},
+       &makeRapidjson, {{"rapidjson", rapidjsonVersion()}}},
+      // Parse only: simdjson 3.0 has no serializer. Its buffer variant is a placeholder (it
+      // has no operation that buffer governs).
+      {"simdjson", "json", {D}, {"reused"}, {"owned", "borrowed"}, {"validated"},
+       &makeSimdjson, {{"simdjson", simdjsonVersion()}}},
+      // dump() always returns a new string: no reused buffer.
+      {"nlohmann-json", "json", {P, S, D}, {"fresh"}, {"owned"}, {"validated"}, &makeNlohmann,
+       {{"nlohmann-json", nlohmannVersion()}}},
+      {"protobuf", "protobuf", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"},
+       &makeProtobuf, {{"protobuf", rpc::protobufVersion()}}},
+      {"capnp", "capnp", {P, S, D, A}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
+       &makeCapnp, {{"capnp", rpc::capnpVersion()}}},
+      {"flatbuffers", "flatbuffers", {P, S, D, A}, {"reused", "fresh"}, {"owned", "borrowed"},
+       {"validated", "unchecked"}, &makeFlatbuffers, {{"flatbuffers", flatbuffersVersion()}}},
+      {"msgpack-cxx", "msgpack", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"},
+       {"validated"}, &makeMsgpack, {{"msgpack-cxx", msgpackVersion()}}},
+  };
+  return v;
+}
+
+const std::vector<std::string>& cases() {
+  static const std::vector<std::string> v = {"log", "logs"};
+  return v;
+}
+
+const Case& findCase(const std::string& name) {
+  static const Case log{"log", records("log"), false, fold(records("log"))};
+  static const Case logs{"logs", records("logs"), true, fold(records("logs"))};
+  if (name == "log") return log;
+  if (name != "logs") fail("unknown codec case " + name);
+  return logs;
+}
+
+const char* opName(Op op) {
+  switch (op) {
+    case Op::populate: return "populate";
+    case Op::serialize: return "serialize";
+    case Op::deserialize: return "deserialize";
+    case Op::access: return "access";
+  }
+  return "?";
+}
+
+bool CodecLib::has(Op op) const {
+  for (Op o : ops) {
+    if (o == op) return true;
+  }
+  return false;
+}
+
+const CodecLib* findLib(const std::string& name) {
+  for (const CodecLib& lib : libs()) {
+    if (lib.name == name) return &lib;
+  }
+  return nullptr;
+}
+
+Variant variantOf(const std::string& buffer, const std::string& strings,
+                  const std::string& validation) {
+  return {buffer == "reused", strings == "borrowed", validation != "unchecked"};
+}
+
+int run(const Run& run);                                               // suite.cpp
+void goldenWrite(const std::string& dir, const GoldenReport& report);  // golden.cpp
+void goldenCheck(const std::string& dir, const GoldenReport& report);
+
+namespace {
+
+// A library's cells are its default (every parameter's first value) and one cell per
+// further variant, differing from the default in exactly one parameter.
+std::string refuse(const Run& run) {
+  std::vector<std::string> off;
+  for (const auto& [name, value] : run.params) {
+    const Param* p = run.suite->findParam(name);
+    if (value != run.lib->values(*p).front()) off.push_back(name + " " + value);
+  }
+  if (off.size() <= 1) return "";
+  std::string first;
+  for (const Param& p : run.suite->params) {
+    first += (first.empty() ? "" : ", ") + p.name + " " + run.lib->values(p).front();
+  }
+  return "a codec cell differs from its library's first cell (" + first +
+         ") in at most one parameter, not in " + joined(off);
+}
+
+void prepare(Run& run) {
+  if (run.role.empty()) run.role = "local";
+  if (run.role != "local") {
+    throw UsageError("--role " + run.role +
+                     " is not possible in suite codec (its cells are local)");
+  }
+}
+
+Suite make() {
+  Suite s;
+  s.name = "codec";
+  s.cases = cases();
+  s.params = {{"buffer", {"reused", "fresh"}},
+              {"strings", {"owned", "borrowed"}},
+              {"validation", {"validated", "lazy", "unchecked"}}};
+  for (const CodecLib& lib : libs()) {
+    s.libs.push_back({lib.name,
+                      {{"buffer", lib.buffers},
+                       {"strings", lib.strings},
+                       {"validation", lib.validations}},
+                      lib.versions});
+  }
+  s.fixtures = {"out-dir"};
+  s.refuse = &refuse;
+  s.prepare = &prepare;
+  s.run = &codec::run;
+  s.goldenWrite = &goldenWrite;
+  s.goldenCheck = &goldenCheck;
+  return s;
+}
+
+}  // namespace
+
+const Suite& suite() {
+  static const Suite s = make();
+  return s;
+}
+
+}  // namespace wb::codec
