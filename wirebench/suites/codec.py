@@ -260,7 +260,7 @@ def _allocs(r: CellResult) -> str:
         n, b = _scalar(r, f"{op}_allocs"), _scalar(r, f"{op}_alloc_bytes")
         if n is None and b is None:
             continue
-        count = "" if n is None else f"{n:.3g} "
+        count = "" if n is None else (f"{n:,.0f} " if n >= 100 else f"{n:.3g} ")
         parts.append(f"{op[0]} {count}({fmt_bytes(b)})" if b is not None else f"{op[0]} {count}")
     return "; ".join(parts)
 

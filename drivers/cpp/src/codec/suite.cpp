@@ -91,7 +91,7 @@ int run(const Run& run) {
     cell->run(op, run.iters);
     alloc::Count n = alloc::stop();
     double iters = static_cast<double>(run.iters);
-    scalars.push_back({std::string(opName(op)) + "_allocs", "allocations", n.allocs / iters});
+    scalars.push_back({std::string(opName(op)) + "_allocs", "allocs", n.allocs / iters});
     scalars.push_back({std::string(opName(op)) + "_alloc_bytes", "B", n.bytes / iters});
   }
 
