@@ -1,12 +1,13 @@
-// Generates the Cap'n Proto and protobuf code from the shared schemas in ../../schemas
-// (never copied) and records the compiler version for `info` and results.
+// Generates the Cap'n Proto, protobuf and FlatBuffers code from the shared schemas in
+// ../../schemas (never copied) and records the compiler and library versions for `info`
+// and results.
 use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let schemas = manifest.join("../../schemas");
-    let names = ["carsales", "catrank", "eval"];
+    let names = ["carsales", "catrank", "eval", "log", "logs"];
 
     let mut capnp = capnpc::CompilerCommand::new();
     capnp.src_prefix(&schemas);
@@ -24,6 +25,8 @@ fn main() {
     prost_build::Config::new()
         .compile_protos(&protos, &[&schemas])
         .expect("protoc (needs Debian's protobuf-compiler)");
+
+    flatbuffers(&schemas);
 
     for n in names {
         println!(
@@ -50,7 +53,20 @@ fn main() {
     println!("cargo:rustc-env=WB_RUSTC_VERSION={version}");
     // Library versions from Cargo.lock (the resolved crates), for `info` and results.
     let lock = std::fs::read_to_string(manifest.join("Cargo.lock")).unwrap_or_default();
-    for (krate, var) in [("capnp", "WB_CAPNP_VERSION"), ("prost", "WB_PROST_VERSION")] {
+    for krate in [
+        "capnp",
+        "prost",
+        "serde_json",
+        "simd-json",
+        "sonic-rs",
+        "flatbuffers",
+        "rmp-serde",
+        "bincode",
+        "bitcode",
+        "postcard",
+        "rkyv",
+    ] {
+        let var = format!("WB_{}_VERSION", krate.replace('-', "_").to_uppercase());
         println!("cargo:rustc-env={var}={}", locked_version(&lock, krate));
     }
     println!("cargo:rerun-if-changed=Cargo.lock");
@@ -58,6 +74,33 @@ fn main() {
     println!("cargo:rustc-env=WB_PROFILE={profile}");
     let opt = std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into());
     println!("cargo:rustc-env=WB_OPT_LEVEL={opt}");
+}
+
+/// logs.fbs and the log.fbs it includes, as one file (flatc --gen-all): OUT_DIR/
+/// logs_generated.rs. flatc 2.0.8 declares `extern crate flatbuffers;` in every namespace
+/// module, which clashes with the namespace `wirebench.flatbuffers.codec`'s module of the
+/// same name (E0260); the declarations are dropped and the crate is named by its absolute
+/// path instead, which changes nothing else in the generated code.
+fn flatbuffers(schemas: &std::path::Path) {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let status = Command::new("flatc")
+        .args(["--rust", "--gen-all", "-I"])
+        .arg(schemas)
+        .arg("-o")
+        .arg(&out)
+        .arg(schemas.join("logs.fbs"))
+        .status()
+        .expect("flatc (needs Debian's flatbuffers-compiler, flatc 2.0.8)");
+    assert!(status.success(), "flatc failed on logs.fbs");
+    let path = out.join("logs_generated.rs");
+    let code = std::fs::read_to_string(&path).unwrap();
+    let code = code
+        .replace("extern crate flatbuffers;", "")
+        .replace("use self::flatbuffers::", "use ::flatbuffers::");
+    std::fs::write(&path, code).unwrap();
+    for f in ["log.fbs", "logs.fbs"] {
+        println!("cargo:rerun-if-changed={}", schemas.join(f).display());
+    }
 }
 
 /// The version of `krate` in Cargo.lock's `[[package]]` entries, or "unknown".

@@ -127,10 +127,15 @@ pub fn print_result(run: &Run, role: &str, metrics: &[Metric<'_>], evidence: &Js
             .list("samples", metric.samples);
         m.raw(metric.name, &one.text());
     }
+    print_metrics(run, role, &m, evidence);
+}
+
+/// `print_result` with the metrics object built by the suite (metrics of several forms).
+pub fn print_metrics(run: &Run, role: &str, metrics: &Json, evidence: &Json) {
     let mut j = header(run, role);
     j.num("warmup", run.warmup)
         .boolean("verified", true)
-        .raw("metrics", &m.text())
+        .raw("metrics", &metrics.text())
         .extend(evidence)
         .raw("versions", &pairs(&run.versions));
     print_line(&j.text());

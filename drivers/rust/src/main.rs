@@ -2,8 +2,10 @@
 //! golden) on the registry of suites (src/registry.rs). The command line knows no suite: it
 //! looks the suite up, validates the cell against the suite's registry entry (cases,
 //! libraries, parameters and their legal values, fixtures) and hands the validated run to
-//! the suite (src/rpc, src/limit).
+//! the suite (src/rpc, src/codec, src/limit).
 
+mod alloc_count;
+mod codec;
 mod error;
 mod io;
 mod json;
@@ -28,8 +30,32 @@ pub mod catrank_capnp {
 pub mod eval_capnp {
     include!(concat!(env!("OUT_DIR"), "/eval_capnp.rs"));
 }
+#[allow(clippy::all, dead_code, unused_parens, unused_imports)]
+pub mod log_capnp {
+    include!(concat!(env!("OUT_DIR"), "/log_capnp.rs"));
+}
+#[allow(clippy::all, dead_code, unused_parens, unused_imports)]
+pub mod logs_capnp {
+    include!(concat!(env!("OUT_DIR"), "/logs_capnp.rs"));
+}
+// The FlatBuffers code of logs.fbs and the log.fbs it includes (flatc --gen-all).
+#[allow(
+    clippy::all,
+    dead_code,
+    deprecated,
+    unused_imports,
+    unreachable_patterns,
+    mismatched_lifetime_syntaxes,
+    non_camel_case_types
+)]
+pub mod log_fbs {
+    include!(concat!(env!("OUT_DIR"), "/logs_generated.rs"));
+}
 #[allow(clippy::all, dead_code)]
 pub mod pb {
+    pub mod codec {
+        include!(concat!(env!("OUT_DIR"), "/wirebench.codec.rs"));
+    }
     pub mod carsales {
         include!(concat!(env!("OUT_DIR"), "/wirebench.carsales.rs"));
     }
@@ -389,6 +415,12 @@ fn golden_command(argv: &[String]) -> Result<(), Error> {
                 j.str("file", &f.name);
                 if f.skipped {
                     j.boolean("skipped", true);
+                } else if let Some(same) = f.same_bytes {
+                    let libs: Vec<String> = f.libs.iter().map(|l| json::quote(l)).collect();
+                    j.raw("libs", &json::list(&libs))
+                        .num("records", f.messages)
+                        .boolean("same_bytes", same)
+                        .boolean("ok", true);
                 } else {
                     j.num("messages", f.messages).boolean("ok", true);
                 }

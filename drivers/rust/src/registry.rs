@@ -4,15 +4,15 @@
 //! `info`, the usage text and the validation of `run` (main.rs) are generated from it;
 //! nothing else knows which suites, cases or libraries there are.
 //!
-//! A suite is one folder (src/rpc, src/limit) that declares its `Suite` and one line in
+//! A suite is one folder (src/rpc, src/codec, src/limit) that declares its `Suite` and one line in
 //! `SUITES`.
 
 use crate::error::{Error, Res};
 use crate::json::{self, Json};
-use crate::{limit, rpc};
+use crate::{codec, limit, rpc};
 
 /// The suites, in the order of `list` and `info`.
-pub static SUITES: [&dyn AnySuite; 2] = [&rpc::SUITE, &limit::SUITE];
+pub static SUITES: [&dyn AnySuite; 3] = [&rpc::SUITE, &limit::SUITE, &codec::SUITE];
 
 /// The fixture flags the command line knows (docs/protocol.md); a suite declares the ones
 /// it takes and refuses the others.
@@ -122,6 +122,10 @@ pub struct GoldenFile {
     pub messages: u64,
     pub bytes: u64,
     pub skipped: bool,
+    /// A codec file checked: the libraries that decoded it, and whether its bytes equal
+    /// this driver's own encoding.
+    pub libs: Vec<&'static str>,
+    pub same_bytes: Option<bool>,
 }
 
 /// What a golden command calls with every file written, checked or skipped.

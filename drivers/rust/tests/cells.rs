@@ -48,7 +48,13 @@ fn info_says_protocol_2_toolchain_and_suites() {
     assert_eq!(field(&text, "protocol"), "2");
     assert_eq!(field(&text, "lang"), "rust");
     assert_eq!(field(&text, "toolchain"), "rustc");
-    assert!(text.contains("\"suites\": [\"rpc\", \"limit\"]"), "{text}");
+    assert!(
+        text.contains("\"suites\": [\"rpc\", \"limit\", \"codec\"]"),
+        "{text}"
+    );
+    for lib in ["serde_json", "rkyv", "flatbuffers", "bincode"] {
+        assert!(text.contains(&format!("\"{lib}\": \"")), "{lib} in {text}");
+    }
 }
 
 /// The totals of one metric or the digests, one per sample: the list after `key`.
@@ -120,6 +126,10 @@ fn every_listed_cell_runs_and_prints_a_protocol_2_result() {
         assert_eq!(field(r, "warmup"), warmup.to_string());
         assert!(r.contains(&format!("\"params\": {{{params}}}")), "{r}");
         assert!(!r.contains("samples_ns"), "a protocol 1 key in {r}");
+        if suite == "codec" {
+            check_codec(line, r, iters, samples);
+            continue;
+        }
         let time = per_sample(
             r,
             "\"time\": {\"unit\": \"ns\", \"iters\": 3, \"samples\": [",
@@ -151,6 +161,88 @@ fn every_listed_cell_runs_and_prints_a_protocol_2_result() {
             assert_eq!(field(r, "responses_checked"), samples.to_string(), "{r}");
         }
     }
+}
+
+/// A codec result: every operation of a library's first cell (only those its one
+/// differing parameter governs otherwise), one time per sample, digests per operation
+/// (serialize: iters x size; deserialize and access: iters x the case's fold), size and
+/// allocation scalars.
+fn check_codec(line: &str, r: &str, iters: u64, samples: usize) {
+    let fold: u64 = match field(line, "case") {
+        "log" => 25469139935656,
+        _ => 31369852023422929,
+    };
+    let size: u64 = field(r, "value").parse().unwrap();
+    assert!(r.contains("\"size\": {\"unit\": \"B\", \"value\": "), "{r}");
+    let mut measured = 0;
+    for op in ["populate", "serialize", "deserialize", "access"] {
+        let metric = format!("\"{op}\": {{\"unit\": \"ns\", \"iters\": {iters}, \"samples\": [");
+        if !r.contains(&metric) {
+            continue;
+        }
+        measured += 1;
+        assert_eq!(per_sample(r, &metric).len(), samples, "{r}");
+        assert!(
+            r.contains(&format!("\"{op}_allocs\": {{\"unit\": \"allocs\"")),
+            "{r}"
+        );
+        assert!(
+            r.contains(&format!("\"{op}_alloc_bytes\": {{\"unit\": \"B\"")),
+            "{r}"
+        );
+        if op == "populate" {
+            continue;
+        }
+        let want = if op == "serialize" {
+            iters * size
+        } else {
+            iters.wrapping_mul(fold)
+        };
+        let digests = per_sample(r, &format!("\"{op}\": ["));
+        assert_eq!(digests, vec![want; samples], "{op} in {r}");
+    }
+    assert!(measured >= 1, "{r}");
+    assert!(r.contains("\"check\": {"), "{r}");
+}
+
+#[test]
+fn a_codec_cell_writes_its_encoding_to_the_out_dir() {
+    let dir = std::env::temp_dir().join(format!("wirebench-rust-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = run(&[
+        "run",
+        "--suite",
+        "codec",
+        "--case",
+        "log",
+        "--lib",
+        "serde_json",
+        "--buffer",
+        "reused",
+        "--strings",
+        "owned",
+        "--validation",
+        "validated",
+        "--iters",
+        "2",
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read(dir.join("log.serde_json")).unwrap();
+    let canonical = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codec/log.json"),
+    )
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(written, canonical);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(field(&text, "value"), canonical.len().to_string());
 }
 
 /// Runs a server on stdin/stdout with `input` as the whole request stream.
@@ -282,16 +374,37 @@ fn usage_errors_exit_2_and_name_the_problem() {
         .map(String::from)
         .to_vec()
     };
+    let codec = |lib: &str, buffer: &str, strings: &str, validation: &str| -> Vec<String> {
+        [
+            "run",
+            "--suite",
+            "codec",
+            "--case",
+            "logs",
+            "--lib",
+            lib,
+            "--buffer",
+            buffer,
+            "--strings",
+            strings,
+            "--validation",
+            validation,
+            "--iters",
+            "1",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["frobnicate".into()], "unknown command 'frobnicate'"),
         (good_with(&[("--bogus", Some("1"))]), "unknown flag --bogus"),
         (
             good_with(&[("--suite", None)]),
-            "missing --suite (one of: rpc, limit)",
+            "missing --suite (one of: rpc, limit, codec)",
         ),
         (
-            good_with(&[("--suite", Some("codec"))]),
-            "unknown suite 'codec' (one of: rpc, limit)",
+            good_with(&[("--suite", Some("queue"))]),
+            "unknown suite 'queue' (one of: rpc, limit, codec)",
         ),
         (
             good_with(&[("--suite", Some("limit"))]),
@@ -332,6 +445,23 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (
             good_with(&[("--mode", Some("pipe")), ("--role", Some("local"))]),
             "--role local is not possible with --mode pipe",
+        ),
+        (
+            codec("rkyv", "reused", "borrowed", "validated"),
+            "unknown value for --strings: 'borrowed' for lib rkyv (one of: owned)",
+        ),
+        (
+            codec("null", "kept", "owned", "lazy"),
+            "unknown value for --buffer: 'kept' (one of: reused, fresh)",
+        ),
+        (
+            codec("capnp", "reused", "owned", "unchecked"),
+            "unknown value for --validation: 'unchecked' for lib capnp (one of: lazy)",
+        ),
+        (
+            codec("null", "fresh", "borrowed", "lazy"),
+            "buffer fresh, strings borrowed and validation lazy: a codec cell differs from its \
+             library's first cell in at most one parameter",
         ),
         (
             limit("3KiB"),

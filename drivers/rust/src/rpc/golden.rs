@@ -145,6 +145,8 @@ pub fn write_files<L: Library>(requests: &str, responses: &str, report: Report<'
         messages: written,
         bytes: file_size(requests)?,
         skipped: false,
+        libs: Vec::new(),
+        same_bytes: None,
     });
 
     let mut served = 0;
@@ -165,6 +167,8 @@ pub fn write_files<L: Library>(requests: &str, responses: &str, report: Report<'
         messages: served,
         bytes: file_size(responses)?,
         skipped: false,
+        libs: Vec::new(),
+        same_bytes: None,
     });
     Ok(())
 }
@@ -193,6 +197,8 @@ pub fn check_files<L: Library>(requests: &str, responses: &str, report: Report<'
         messages: expectations.len() as u64,
         bytes: file_size(requests)?,
         skipped: false,
+        libs: Vec::new(),
+        same_bytes: None,
     });
 
     let mut answers = Vec::new();
@@ -204,6 +210,8 @@ pub fn check_files<L: Library>(requests: &str, responses: &str, report: Report<'
         messages: expectations.len() as u64,
         bytes: file_size(responses)?,
         skipped: false,
+        libs: Vec::new(),
+        same_bytes: None,
     });
     Ok(())
 }
@@ -265,6 +273,8 @@ pub fn check(dir: &str, report: Report<'_>) -> Res<()> {
                 messages: 0,
                 bytes: 0,
                 skipped: true,
+                libs: Vec::new(),
+                same_bytes: None,
             });
             if Path::new(&responses).exists() {
                 report(&GoldenFile {
@@ -272,6 +282,8 @@ pub fn check(dir: &str, report: Report<'_>) -> Res<()> {
                     messages: 0,
                     bytes: 0,
                     skipped: true,
+                    libs: Vec::new(),
+                    same_bytes: None,
                 });
             }
             continue;
