@@ -140,7 +140,7 @@ public final class Main {
       String context = given != null && p.values.contains(given) ? " for lib " + lib.name : "";
       params.put(p.name, oneOf(args, p.name, lib.values(p), context));
     }
-    String refused = s.refuse(params);
+    String refused = s.refuse(lib, params);
     if (refused != null) {
       throw new Usage(refused);
     }
@@ -282,6 +282,8 @@ public final class Main {
               Json j = new Json().str("file", f.name);
               if (f.skipped) {
                 j.bool("skipped", true);
+              } else if (f.checked != null) {
+                j.fields(f.checked);
               } else {
                 j.num("messages", f.messages).bool("ok", true);
               }

@@ -92,16 +92,31 @@ public final class Output {
   public static void printResult(
       Run<?> run, String role, Timing.Measured m, Json metrics, Json evidence) {
     Json all = new Json().raw("time", samples("ns", run.iters, m.ns)).fields(metrics);
+    printResult(run, role, m.warmup, all, evidence, m.jit.json());
+  }
+
+  /**
+   * The same for a suite that times several operations, each with its own warm-up (codec):
+   * `warmup` is the fewest iterations any of them ran before its first sample, `jit` the
+   * warm-up evidence (per operation).
+   */
+  public static void printResult(
+      Run<?> run, String role, long warmup, Json metrics, Json evidence, String jit) {
     printLine(
         header(run, role)
-            .num("warmup", m.warmup)
+            .num("warmup", warmup)
             .num("warmup_requested", run.warmup)
             .bool("verified", true)
-            .raw("metrics", all.text())
+            .raw("metrics", metrics.text())
             .fields(evidence)
-            .raw("jit", m.jit.json())
+            .raw("jit", jit)
             .raw("versions", Json.pairs(run.versions()))
             .text());
+  }
+
+  /** A metric of the scalar form: one value per process (a size, a count). */
+  public static String scalar(String unit, String value) {
+    return new Json().str("unit", unit).raw("value", value).text();
   }
 
   /** Prints a server's result: the cell and the suite's counts. */

@@ -117,10 +117,10 @@ public abstract class Suite<L extends Suite.Lib> {
   }
 
   /**
-   * Why a combination of legal parameter values is not a cell (`list` leaves it out, `run`
-   * refuses it), or null.
+   * Why a combination of legal parameter values of `lib` is not a cell (`list` leaves it out,
+   * `run` refuses it), or null.
    */
-  public String refuse(Map<String, String> params) {
+  public String refuse(L lib, Map<String, String> params) {
     return null;
   }
 
@@ -136,12 +136,19 @@ public abstract class Suite<L extends Suite.Lib> {
     public final long messages;
     public final long bytes;
     public final boolean skipped;
+    /** A checked file's line after its name, if the suite says more than "messages" (codec). */
+    public final Json checked;
 
     public GoldenFile(String name, long messages, long bytes, boolean skipped) {
+      this(name, messages, bytes, skipped, null);
+    }
+
+    public GoldenFile(String name, long messages, long bytes, boolean skipped, Json checked) {
       this.name = name;
       this.messages = messages;
       this.bytes = bytes;
       this.skipped = skipped;
+      this.checked = checked;
     }
   }
 
@@ -173,7 +180,7 @@ public abstract class Suite<L extends Suite.Lib> {
 
   private void product(String kase, L lib, LinkedHashMap<String, String> p, List<String> lines) {
     if (p.size() == params.size()) {
-      if (refuse(p) == null) {
+      if (refuse(lib, p) == null) {
         lines.add(
             new Json()
                 .str("suite", name)

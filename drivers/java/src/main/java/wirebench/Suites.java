@@ -2,6 +2,7 @@ package wirebench;
 
 import java.util.ArrayList;
 import java.util.List;
+import wirebench.codec.CodecSuite;
 import wirebench.limit.LimitSuite;
 import wirebench.rpc.RpcSuite;
 
@@ -12,7 +13,7 @@ import wirebench.rpc.RpcSuite;
 public final class Suites {
   private Suites() {}
 
-  public static final List<Suite<?>> ALL = List.of(RpcSuite.SUITE, LimitSuite.SUITE);
+  public static final List<Suite<?>> ALL = List.of(RpcSuite.SUITE, LimitSuite.SUITE, CodecSuite.SUITE);
 
   /** The suite called `name`, or null. */
   public static Suite<?> find(String name) {

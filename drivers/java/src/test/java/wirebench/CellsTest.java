@@ -3,6 +3,7 @@ package wirebench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,11 +14,13 @@ import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import wirebench.codec.CodecSuite;
 
 /**
  * Runs every cell that `list` prints, as the harness does (through the launcher), briefly,
  * and checks its protocol 2 result: verified, the metrics' form, the rpc digests against
- * testdata/rpc/checks.json, the byte counts. Like drivers/rust/tests/cells.rs.
+ * testdata/rpc/checks.json, the byte counts, the codec digests against testdata/codec. Like
+ * drivers/rust/tests/cells.rs.
  */
 class CellsTest {
   private static final int ITERS = 3;
@@ -39,7 +42,8 @@ class CellsTest {
     return block.endsWith("MiB") ? n << 20 : n << 10;
   }
 
-  private static void checkResult(String line, String result, Map<String, Map<Long, Long>> checks) {
+  private static void checkResult(String line, String result, Map<String, Map<Long, Long>> checks)
+      throws Exception {
     String suite = Driver.field(line, "suite");
     Map<String, String> params = Driver.params(line);
     assertEquals("true", Driver.field(result, "verified"));
@@ -51,6 +55,10 @@ class CellsTest {
     long warmup = Long.parseLong(Driver.field(result, "warmup"));
     assertTrue(warmup >= WARMUP, result);
     assertEquals(0, (warmup - WARMUP) % ITERS, "whole warm-up rounds: " + result);
+    if (suite.equals("codec")) {
+      checkCodec(line, result);
+      return;
+    }
     for (long ns : samples(result, "time")) {
       assertTrue(ns > 0, result);
     }
@@ -77,6 +85,46 @@ class CellsTest {
       assertEquals(Collections.nCopies(SAMPLES, block * ITERS), bytes, result);
       assertEquals(Collections.nCopies(SAMPLES, block), check, result);
       assertEquals("" + SAMPLES, Driver.field(result, "responses_checked"), result);
+    }
+  }
+
+  /** testdata/codec/checks.json's sizes: the formats whose bytes docs/workloads.md fixes. */
+  private static final Map<String, String> FIXED_FORMATS =
+      Map.of("null", "null", "jackson", "json", "dsl-json", "json", "msgpack-java", "msgpack");
+
+  /**
+   * A codec result: the operations the cell measures (CodecSuite.ops), each with samples, an
+   * allocation count and (but populate) digests of sizes or folds; the size of the formats
+   * testdata/codec fixes.
+   */
+  private static void checkCodec(String line, String result) throws Exception {
+    String kase = Driver.field(line, "case");
+    String lib = Driver.field(line, "lib");
+    String checks = Files.readString(Driver.TESTDATA.resolve("codec/checks.json"));
+    String entry = checks.substring(checks.indexOf("\"" + kase + "\": {"));
+    long fold = Long.parseLong(Driver.field(entry, "fold"));
+    long size = Long.parseLong(Driver.field(Driver.object(result, "size"), "value"));
+    if (FIXED_FORMATS.containsKey(lib)) {
+      assertEquals(Driver.field(entry, FIXED_FORMATS.get(lib)).trim(), "" + size, result);
+    }
+    List<String> ops = CodecSuite.ops(CodecSuite.SUITE.lib(lib), Driver.params(line));
+    for (String op : CodecSuite.OPS) {
+      assertEquals(ops.contains(op), result.contains("\"" + op + "\": {"), op + ": " + result);
+    }
+    String check = Driver.object(result, "check");
+    for (String op : ops) {
+      assertEquals("ns", Driver.field(Driver.object(result, op), "unit"));
+      for (long ns : samples(result, op)) {
+        assertTrue(ns > 0, result);
+      }
+      double alloc =
+          Double.parseDouble(Driver.field(Driver.object(result, op + "_alloc_bytes"), "value"));
+      assertTrue(alloc >= 0, result);
+      if (!op.equals("populate")) {
+        long each = op.equals("serialize") ? size : fold;
+        assertEquals(
+            Collections.nCopies(SAMPLES, each * ITERS), Driver.longs(Driver.field(check, op)), op);
+      }
     }
   }
 

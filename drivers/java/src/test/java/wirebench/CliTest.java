@@ -48,7 +48,10 @@ class CliTest {
     assertEquals("java", Driver.field(r.stdout, "lang"));
     assertEquals("openjdk", Driver.field(r.stdout, "toolchain"));
     assertEquals("wirebench-java", Driver.field(r.stdout, "driver"));
-    assertEquals("[\"rpc\", \"limit\"]", Driver.field(r.stdout, "suites"));
+    assertEquals("[\"rpc\", \"limit\", \"codec\"]", Driver.field(r.stdout, "suites"));
+    assertEquals("2.17.2", Driver.field(r.stdout, "jackson"));
+    assertEquals("0.9.12", Driver.field(r.stdout, "msgpack-java"));
+    assertEquals("2.0.8", Driver.field(r.stdout, "flatbuffers"));
     assertEquals("0.1.16", Driver.field(r.stdout, "capnp"));
     assertEquals("3.21.12", Driver.field(r.stdout, "protobuf"));
     assertEquals("compiles", Driver.field(r.stdout, "jit_signal"));
@@ -73,6 +76,11 @@ class CliTest {
     "--case", "memcpy", "--lib", "memcpy", "--block", "16KiB", "--iters", "1"
   };
 
+  private static final String[] CODEC_CELL = {
+    "--case", "logs", "--lib", "null", "--buffer", "reused", "--strings", "owned",
+    "--validation", "lazy", "--iters", "1"
+  };
+
   private static String[] with(String[] cell, String... more) {
     List<String> all = new ArrayList<>(List.of(more));
     all.addAll(List.of(cell));
@@ -81,8 +89,8 @@ class CliTest {
 
   @Test
   void theSuiteIsRequiredAndLookedUp() throws Exception {
-    refused("missing --suite (one of: rpc, limit)", RPC_CELL);
-    refused("unknown suite 'codec' (one of: rpc, limit)", with(RPC_CELL, "--suite", "codec"));
+    refused("missing --suite (one of: rpc, limit, codec)", RPC_CELL);
+    refused("unknown suite 'queue' (one of: rpc, limit, codec)", with(RPC_CELL, "--suite", "queue"));
     // No code guesses the suite from the case: memcpy is not an rpc case.
     refused(
         "unknown value for --case: 'memcpy' for suite rpc (one of: carsales, catrank, eval)",
@@ -112,6 +120,11 @@ class CliTest {
       refused(
           "flag --" + fixture + " is a fixture suite limit does not take (its fixtures: none)",
           with(LIMIT_CELL, "--suite", "limit", "--" + fixture, "/tmp"));
+      if (!fixture.equals("out-dir")) {
+        refused(
+            "flag --" + fixture + " is a fixture suite codec does not take (its fixtures: out-dir)",
+            with(CODEC_CELL, "--suite", "codec", "--" + fixture, "/tmp"));
+      }
     }
   }
 
@@ -149,6 +162,35 @@ class CliTest {
         "unknown value for --block: '3KiB' (one of: 16KiB, 1MiB, 64MiB)",
         "--suite", "limit", "--case", "memcpy", "--lib", "memcpy", "--block", "3KiB",
         "--iters", "1");
+  }
+
+  @Test
+  void codecValuesAreCheckedAgainstTheSuiteAndTheLibrary() throws Exception {
+    refused(
+        "unknown value for --buffer: 'kept' (one of: reused, fresh)",
+        "--suite", "codec", "--case", "log", "--lib", "null", "--buffer", "kept",
+        "--strings", "owned", "--validation", "lazy", "--iters", "1");
+    refused(
+        "unknown value for --strings: 'borrowed' for lib null (one of: owned)",
+        "--suite", "codec", "--case", "log", "--lib", "null", "--buffer", "reused",
+        "--strings", "borrowed", "--validation", "lazy", "--iters", "1");
+    refused(
+        "unknown value for --validation: 'lazy' for lib jackson (one of: validated)",
+        "--suite", "codec", "--case", "log", "--lib", "jackson", "--buffer", "reused",
+        "--strings", "owned", "--validation", "lazy", "--iters", "1");
+    refused(
+        "unknown value for --validation: 'unchecked' for lib capnp (one of: lazy)",
+        "--suite", "codec", "--case", "logs", "--lib", "capnp", "--buffer", "fresh",
+        "--strings", "owned", "--validation", "unchecked", "--iters", "1");
+    refused(
+        "unknown value for --case: 'carsales' for suite codec (one of: log, logs)",
+        "--suite", "codec", "--case", "carsales", "--lib", "null", "--iters", "1");
+    refused(
+        "flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation)",
+        with(CODEC_CELL, "--suite", "codec", "--mode", "bytes"));
+    refused(
+        "--role server is not possible in suite codec (its cells are local)",
+        with(CODEC_CELL, "--suite", "codec", "--role", "server"));
   }
 
   @Test

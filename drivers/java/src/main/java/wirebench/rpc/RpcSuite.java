@@ -86,7 +86,7 @@ public final class RpcSuite extends Suite<RpcSuite.RpcLib> {
 
   /** Object mode serializes nothing, so it has no compression. */
   @Override
-  public String refuse(Map<String, String> params) {
+  public String refuse(RpcLib lib, Map<String, String> params) {
     String compression = params.get("compression");
     if (params.get("mode").equals("object") && !compression.equals("none")) {
       return "compression " + compression + " does not apply to mode object";

@@ -1,0 +1,236 @@
+package wirebench.codec;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.capnproto.ArrayOutputStream;
+import org.capnproto.MessageBuilder;
+import org.capnproto.MessageReader;
+import org.capnproto.ReaderOptions;
+import org.capnproto.Serialize;
+import org.capnproto.StructList;
+import org.capnproto.Text;
+import wirebench.capnp.LogCapnp;
+import wirebench.capnp.LogsCapnp;
+
+/**
+ * Cap'n Proto's Java runtime (org.capnproto:runtime) on schemas/log.capnp and logs.capnp, as
+ * the rpc suite uses it (rpc.CapnpRpc). The first segment is big enough for the case's
+ * message (1024 words for log, the runtime's default; 128 Ki words for logs, the rpc suite's
+ * scratch), so every message is one segment and the bytes do not depend on the mode. reused:
+ * a MessageBuilder over a kept first segment, re-zeroed (clearFirstSegment) before the next
+ * message, and a kept output buffer; fresh: a new MessageBuilder and a new output array of the
+ * message's size. serialize writes the standard stream framing. deserialize reads the bytes
+ * in place (Serialize.read of a ByteBuffer) and copies every field into the plain classes;
+ * access folds through the reader, strings read in place. Reads are bounds-checked when they
+ * happen (validation lazy).
+ */
+final class CapnpCodec implements Codec<MessageBuilder> {
+  private static final LogCapnp.ZonePlan[] ZONE_PLANS = LogCapnp.ZonePlan.values();
+  private static final LogCapnp.HttpProtocol[] HTTP_PROTOCOLS = LogCapnp.HttpProtocol.values();
+  private static final LogCapnp.Method[] METHODS = LogCapnp.Method.values();
+  private static final LogCapnp.OriginProtocol[] ORIGIN_PROTOCOLS =
+      LogCapnp.OriginProtocol.values();
+  private static final LogCapnp.Country[] COUNTRIES = LogCapnp.Country.values();
+  private static final LogCapnp.CacheStatus[] CACHE_STATUSES = LogCapnp.CacheStatus.values();
+  private static final ReaderOptions OPTIONS = ReaderOptions.DEFAULT_READER_OPTIONS;
+
+  private final boolean batch;
+  private final boolean reuse;
+  private final int segmentWords;
+  private final ByteBuffer segment;
+  private MessageBuilder built;
+  private ByteBuffer out;
+  private int size;
+  private Object last;
+
+  CapnpCodec(String kase, boolean reuse) {
+    this.batch = kase.equals("logs");
+    this.reuse = reuse;
+    segmentWords = batch ? 128 * 1024 : 1024;
+    segment = reuse ? words(segmentWords) : null;
+    out = reuse ? words(segmentWords + 1) : null;
+  }
+
+  private static ByteBuffer words(int n) {
+    return ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private static void set(LogCapnp.Log.Builder b, Log r) {
+    b.setTimestamp(r.timestamp);
+    b.setZoneId((int) r.zoneId);
+    b.setZonePlan(ZONE_PLANS[r.zonePlan]);
+    LogCapnp.Http.Builder h = b.initHttp();
+    h.setProtocol(HTTP_PROTOCOLS[r.http.protocol]);
+    h.setStatus((short) r.http.status);
+    h.setHostStatus((short) r.http.hostStatus);
+    h.setUpStatus((short) r.http.upStatus);
+    h.setMethod(METHODS[r.http.method]);
+    h.setContentType(r.http.contentType);
+    h.setUserAgent(r.http.userAgent);
+    h.setReferer(r.http.referer);
+    h.setRequestUri(r.http.requestUri);
+    LogCapnp.Origin.Builder o = b.initOrigin();
+    o.setIp(r.origin.ip);
+    o.setPort((short) r.origin.port);
+    o.setHostname(r.origin.hostname);
+    o.setProtocol(ORIGIN_PROTOCOLS[r.origin.protocol]);
+    b.setCountry(COUNTRIES[r.country]);
+    b.setCacheStatus(CACHE_STATUSES[r.cacheStatus]);
+    b.setServerIp(r.serverIp);
+    b.setServerName(r.serverName);
+    b.setRemoteIp(r.remoteIp);
+    b.setBytesDlv(r.bytesDlv);
+    b.setRayId(r.rayId);
+  }
+
+  @Override
+  public MessageBuilder populateOnce(List<Log> records) {
+    MessageBuilder m;
+    if (reuse) {
+      if (built != null) {
+        built.clearFirstSegment();
+      }
+      m = built = new MessageBuilder(size -> words(Math.max(size / 8 + 1, segmentWords)), segment);
+    } else {
+      m = new MessageBuilder(segmentWords);
+    }
+    if (!batch) {
+      set(m.initRoot(LogCapnp.Log.factory), records.get(0));
+      return m;
+    }
+    int n = records.size();
+    StructList.Builder<LogCapnp.Log.Builder> list =
+        m.initRoot(LogsCapnp.Logs.factory).initLogs(n);
+    for (int i = 0; i < n; ++i) {
+      set(list.get(i), records.get(i));
+    }
+    return m;
+  }
+
+  @Override
+  public int serializeOnce(MessageBuilder form) throws IOException {
+    if (!reuse) {
+      out = ByteBuffer.allocate((int) Serialize.computeSerializedSizeInWords(form) * 8);
+    }
+    ArrayOutputStream o = new ArrayOutputStream(out); // writes through a duplicate of out
+    Serialize.write(o, form);
+    return size = o.buf.position();
+  }
+
+  @Override
+  public byte[] output() {
+    return Arrays.copyOf(out.array(), size);
+  }
+
+  private static MessageReader read(byte[] in, int len) throws IOException {
+    return Serialize.read(ByteBuffer.wrap(in, 0, len), OPTIONS);
+  }
+
+  // ---- deserialize: a copy into the plain classes ----------------------------------------
+
+  private static Log copy(LogCapnp.Log.Reader m) {
+    Log r = new Log();
+    r.timestamp = m.getTimestamp();
+    r.zoneId = m.getZoneId() & 0xffffffffL;
+    r.zonePlan = m.getZonePlan().ordinal();
+    LogCapnp.Http.Reader mh = m.getHttp();
+    Http h = r.http = new Http();
+    h.protocol = mh.getProtocol().ordinal();
+    h.status = mh.getStatus() & 0xffff;
+    h.hostStatus = mh.getHostStatus() & 0xffff;
+    h.upStatus = mh.getUpStatus() & 0xffff;
+    h.method = mh.getMethod().ordinal();
+    h.contentType = mh.getContentType().toString();
+    h.userAgent = mh.getUserAgent().toString();
+    h.referer = mh.getReferer().toString();
+    h.requestUri = mh.getRequestUri().toString();
+    LogCapnp.Origin.Reader mo = m.getOrigin();
+    Origin o = r.origin = new Origin();
+    o.ip = mo.getIp().toString();
+    o.port = mo.getPort() & 0xffff;
+    o.hostname = mo.getHostname().toString();
+    o.protocol = mo.getProtocol().ordinal();
+    r.country = m.getCountry().ordinal();
+    r.cacheStatus = m.getCacheStatus().ordinal();
+    r.serverIp = m.getServerIp().toString();
+    r.serverName = m.getServerName().toString();
+    r.remoteIp = m.getRemoteIp().toString();
+    r.bytesDlv = m.getBytesDlv();
+    r.rayId = m.getRayId().toString();
+    return r;
+  }
+
+  private Object copy(MessageReader m) {
+    if (!batch) {
+      return copy(m.getRoot(LogCapnp.Log.factory));
+    }
+    StructList.Reader<LogCapnp.Log.Reader> list = m.getRoot(LogsCapnp.Logs.factory).getLogs();
+    Logs logs = new Logs();
+    logs.logs = new ArrayList<>(list.size());
+    for (int i = 0, n = list.size(); i < n; ++i) {
+      logs.logs.add(copy(list.get(i)));
+    }
+    return logs;
+  }
+
+  @Override
+  public long deserializeOnce(byte[] in, int len) throws IOException {
+    Object root = copy(read(in, len));
+    last = root;
+    return root instanceof Logs ? Records.fold(((Logs) root).logs) : Records.fold((Log) root);
+  }
+
+  @Override
+  public List<Log> deserialized() {
+    return PlainCodec.list(last);
+  }
+
+  @Override
+  public List<Log> plain(MessageBuilder form) {
+    ByteBuffer b = ByteBuffer.allocate((int) Serialize.computeSerializedSizeInWords(form) * 8);
+    try {
+      Serialize.write(new ArrayOutputStream(b), form);
+      return PlainCodec.list(copy(Serialize.read(b, OPTIONS))); // b is exactly the message
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // ---- access: the fold through the reader -------------------------------------------------
+
+  private static long fold(Text.Reader t) {
+    int n = t.size;
+    return n == 0 ? 0 : n + (t.buffer.get(t.offset) & 0xff) + (t.buffer.get(t.offset + n - 1) & 0xff);
+  }
+
+  private static long fold(LogCapnp.Log.Reader m) {
+    LogCapnp.Http.Reader h = m.getHttp();
+    LogCapnp.Origin.Reader o = m.getOrigin();
+    return m.getTimestamp() + (m.getZoneId() & 0xffffffffL) + m.getZonePlan().ordinal()
+        + h.getProtocol().ordinal() + (h.getStatus() & 0xffff) + (h.getHostStatus() & 0xffff)
+        + (h.getUpStatus() & 0xffff) + h.getMethod().ordinal() + (o.getPort() & 0xffff)
+        + o.getProtocol().ordinal() + m.getCountry().ordinal() + m.getCacheStatus().ordinal()
+        + m.getBytesDlv() + fold(h.getContentType()) + fold(h.getUserAgent())
+        + fold(h.getReferer()) + fold(h.getRequestUri()) + fold(o.getIp())
+        + fold(o.getHostname()) + fold(m.getServerIp()) + fold(m.getServerName())
+        + fold(m.getRemoteIp()) + fold(m.getRayId());
+  }
+
+  @Override
+  public long accessOnce(byte[] in, int len) throws IOException {
+    MessageReader m = read(in, len);
+    if (!batch) {
+      return fold(m.getRoot(LogCapnp.Log.factory));
+    }
+    StructList.Reader<LogCapnp.Log.Reader> list = m.getRoot(LogsCapnp.Logs.factory).getLogs();
+    long sum = 0;
+    for (int i = 0, n = list.size(); i < n; ++i) {
+      sum += fold(list.get(i));
+    }
+    return sum;
+  }
+}

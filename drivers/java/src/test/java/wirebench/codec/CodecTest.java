@@ -1,0 +1,145 @@
+package wirebench.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import wirebench.Driver;
+
+/**
+ * The codec workload against testdata/codec (wirebench/codec_records.py), and every library
+ * in-process: round trips, the operations' digests and checks, truncated input.
+ */
+class CodecTest {
+  private static Path codec(String name) {
+    return Driver.TESTDATA.resolve("codec").resolve(name);
+  }
+
+  /** testdata/codec/checks.json: case -> its fold. */
+  static Map<String, Long> folds() throws Exception {
+    String text = Files.readString(codec("checks.json"));
+    Matcher m = Pattern.compile("\"(\\w+)\": \\{[^{]*\"fold\": (-?\\d+)").matcher(text);
+    Map<String, Long> out = new java.util.HashMap<>();
+    while (m.find()) {
+      out.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    return out;
+  }
+
+  @Test
+  void theRecordsAreTheCanonicalJsonsAndTheirFoldsTheChecks() throws Exception {
+    Map<String, Long> folds = folds();
+    ObjectMapper mapper = new ObjectMapper();
+    for (String kase : Records.CASES) {
+      List<Log> records = Records.records(kase);
+      byte[] json = Files.readAllBytes(codec(kase + ".json"));
+      // Parsed independently of any encoder, then compared field by field.
+      List<Log> parsed =
+          kase.equals("log")
+              ? List.of(mapper.readValue(json, Log.class))
+              : mapper.readValue(json, Logs.class).logs;
+      assertNull(Records.diff(parsed, records), kase);
+      assertEquals(folds.get(kase), Records.fold(records), kase);
+    }
+    assertEquals(1000, Records.records("logs").size());
+  }
+
+  @Test
+  void everyJsonLibraryWritesTheCanonicalJsonByteForByte() throws Exception {
+    for (CodecSuite.CodecLib lib : CodecSuite.LIBS) {
+      if (!lib.format.equals("json")) {
+        continue;
+      }
+      for (String kase : Records.CASES) {
+        for (boolean reuse : new boolean[] {true, false}) {
+          byte[] got =
+              new CodecSuite.Reference<>(lib.name, lib.factory.make(kase, reuse), kase).encoding;
+          assertArrayEquals(
+              Files.readAllBytes(codec(kase + ".json")), got, lib.name + " " + kase);
+        }
+      }
+    }
+  }
+
+  /**
+   * Every library, case and buffer mode: the reference round trip (populate, serialize, decode,
+   * compared), then each operation it has through the suite's sampler, whose checks run.
+   */
+  @Test
+  void everyLibraryRoundTripsAndItsOperationsPassTheirChecks() throws Exception {
+    for (CodecSuite.CodecLib lib : CodecSuite.LIBS) {
+      for (String kase : Records.CASES) {
+        for (boolean reuse : new boolean[] {true, false}) {
+          String what = lib.name + " " + kase + (reuse ? " reused" : " fresh");
+          CodecSuite.Reference<?> ref =
+              new CodecSuite.Reference<>(lib.name, lib.factory.make(kase, reuse), kase);
+          checkOps(lib, ref, what);
+        }
+      }
+    }
+  }
+
+  private static <N> void checkOps(CodecSuite.CodecLib lib, CodecSuite.Reference<N> ref, String what)
+      throws Exception {
+    for (String op : CodecSuite.OPS) {
+      if (op.equals("access") && !lib.access) {
+        continue;
+      }
+      CodecSuite.Op<N> o = new CodecSuite.Op<>(op, ref);
+      o.reset();
+      o.iterate(3);
+      o.done();
+      o.sample();
+      long want = op.equals("populate") ? 0 : op.equals("serialize") ? 3L * ref.encoding.length : 3 * ref.fold;
+      assertEquals(List.of(want), o.digests, what + " " + op);
+    }
+  }
+
+  @Test
+  void aTruncatedEncodingIsAnErrorForEveryCheckingLibrary() throws Exception {
+    for (CodecSuite.CodecLib lib : CodecSuite.LIBS) {
+      if (lib.values(CodecSuite.SUITE.param("validation")).get(0).equals("unchecked")) {
+        continue; // flatbuffers: nothing checks its bytes
+      }
+      for (String kase : Records.CASES) {
+        Codec<?> codec = lib.factory.make(kase, true);
+        byte[] whole = new CodecSuite.Reference<>(lib.name, codec, kase).encoding;
+        for (int cut : new int[] {1, 7, whole.length / 2}) {
+          byte[] part = Arrays.copyOf(whole, whole.length - cut);
+          String what = lib.name + " " + kase + " less " + cut + " bytes";
+          assertThrows(
+              wirebench.Failure.class, () -> Loops.deserialize(codec, lib.name, part, 1), what);
+          if (lib.access) {
+            assertThrows(
+                wirebench.Failure.class, () -> Loops.access(codec, lib.name, part, 1), what);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCellVariesOneParameterOfItsLibrarysFirstCell() {
+    for (CodecSuite.CodecLib lib : CodecSuite.LIBS) {
+      List<String> params = CodecSuite.SUITE.paramNames();
+      Map<String, String> first = new java.util.LinkedHashMap<>();
+      params.forEach(p -> first.put(p, lib.values(CodecSuite.SUITE.param(p)).get(0)));
+      assertEquals("owned", first.get("strings"), lib.name + ": Java strings are owned");
+      assertTrue(CodecSuite.ops(lib, first).containsAll(List.of("populate", "serialize", "deserialize")));
+      Map<String, String> fresh = new java.util.LinkedHashMap<>(first);
+      fresh.put("buffer", "fresh");
+      assertEquals(List.of("populate", "serialize"), CodecSuite.ops(lib, fresh), lib.name);
+    }
+  }
+}
