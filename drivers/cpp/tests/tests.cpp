@@ -1093,7 +1093,7 @@ TEST(Codec, ResultsHaveTheCellsOperationsAndTheEncoding) {
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* op : {"populate", "serialize", "deserialize", "access"}) {
     EXPECT_EQ(metricSamples(r.out, op).size(), 2u) << op << " in " << r.out;
-    EXPECT_NE(r.out.find(std::string("\"") + op + "_allocs\": {\"unit\": \"allocations\""),
+    EXPECT_NE(r.out.find(std::string("\"") + op + "_allocs\": {\"unit\": \"allocs\""),
               std::string::npos)
         << op;
     EXPECT_NE(r.out.find(std::string("\"") + op + "_alloc_bytes\": {\"unit\": \"B\""),
