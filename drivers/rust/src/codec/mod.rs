@@ -94,7 +94,7 @@ pub static SUITE: Suite<Make> = Suite {
             make: Make {
                 format: "json",
                 access: false,
-                cell: cell::<serde_json::SerdeJson>,
+                cell: cell::<plain::Serde<serde_json::SerdeJson>>,
             },
         },
         Lib {
@@ -114,7 +114,7 @@ pub static SUITE: Suite<Make> = Suite {
             make: Make {
                 format: "json",
                 access: false,
-                cell: cell::<sonic_rs::SonicRs>,
+                cell: cell::<plain::Serde<sonic_rs::SonicRs>>,
             },
         },
         Lib {
@@ -157,7 +157,7 @@ pub static SUITE: Suite<Make> = Suite {
             make: Make {
                 format: "msgpack",
                 access: false,
-                cell: cell::<rmp_serde::RmpSerde>,
+                cell: cell::<plain::Serde<rmp_serde::RmpSerde>>,
             },
         },
         Lib {

@@ -2,12 +2,16 @@
 //! sonic-rs, rmp-serde, postcard, bincode, bitcode, rkyv): the native form and its populate
 //! (records::assign), the output buffer of the variant, and, for serde's formats, the
 //! message to serialize and the four ways to deserialize it (one record or the batch,
-//! owned or borrowed strings), folded or converted to plain records.
+//! owned or borrowed strings), folded or converted to plain records. A serde format that
+//! writes into the output Vec and reads a whole slice (serde_json, sonic-rs, rmp-serde)
+//! is only its `SerdeFormat`: `Serde<F>` is its library.
+
+use std::marker::PhantomData;
 
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::records::{self, Case, Log, LogRef, Logs, LogsRef};
-use super::Variant;
+use super::{Codec, Variant};
 use crate::error::Res;
 
 pub struct Plain {
@@ -72,6 +76,38 @@ pub fn msg<'a>(native: &'a Logs, case: &Case) -> Msg<'a> {
 /// A serde format's reader of a whole input.
 pub trait FromBytes {
     fn from<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Res<T>;
+}
+
+/// A serde format whose writer appends to the output buffer.
+pub trait SerdeFormat: FromBytes + 'static {
+    fn write(msg: &Msg<'_>, out: &mut Vec<u8>) -> Res<()>;
+}
+
+/// The library of a `SerdeFormat`.
+pub struct Serde<F>(Plain, PhantomData<fn() -> F>);
+
+impl<F: SerdeFormat> Codec for Serde<F> {
+    fn new(v: Variant) -> Self {
+        Serde(Plain::new(v), PhantomData)
+    }
+    fn populate(&mut self, case: &Case) -> Res<()> {
+        self.0.populate(case);
+        Ok(())
+    }
+    fn serialize(&mut self, case: &Case) -> Res<&[u8]> {
+        let (msg, out) = self.0.parts(case);
+        F::write(&msg, out)?;
+        Ok(out)
+    }
+    fn deserialize(&mut self, case: &Case, bytes: &[u8]) -> Res<u64> {
+        deserialize::<F>(case, self.0.v, bytes)
+    }
+    fn populated(&self, _: &Case) -> Res<Vec<Log>> {
+        Ok(self.0.populated())
+    }
+    fn decode(&mut self, case: &Case, bytes: &[u8]) -> Res<Vec<Log>> {
+        decode::<F>(case, self.0.v, bytes)
+    }
 }
 
 /// deserialize of a serde format: the complete native form (owned or borrowed strings),
