@@ -13,9 +13,9 @@ setup:
 build: setup
 	$(WIREBENCH) build
 
-# The default run: the quick profile's reuse cells (every language, library, case, mode
-# and compression), the cross-language pairs and the memcpy limits. `wirebench run` adds
-# the no-reuse half (twice the time: the JVM's warm-up is most of it).
+# The default run, quick profile: rpc's reuse cells (every language, library, case, mode
+# and compression) and cross-language pairs, every codec cell, the memcpy limits.
+# `wirebench run` adds rpc's no-reuse half (twice the rpc time: the JVM's warm-up).
 bench: build
 	$(WIREBENCH) run --reuse reuse
 
