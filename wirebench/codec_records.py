@@ -76,8 +76,7 @@ USER_AGENTS = (
 )
 COLOS = ("LAX", "SJC", "AMS", "FRA", "LHR", "NRT", "SIN", "GRU")
 
-# Field order: the schemas' order, and the order of every encoding with named fields.
-INT_FIELDS = ("timestamp", "zoneId", "zonePlan", "country", "cacheStatus", "bytesDlv")
+# The nested records' fields in the null format's order (the schemas' order).
 HTTP_INTS = ("protocol", "status", "hostStatus", "upStatus", "method")
 HTTP_STRINGS = ("contentType", "userAgent", "referer", "requestUri")
 ORIGIN_INTS = ("port", "protocol")
