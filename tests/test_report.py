@@ -128,3 +128,19 @@ def test_jit_table_sums_up_the_warm_up_the_drivers_report():
         ["java", "server", "1", "1", "6 (6)", "2.5 (2.5)", "1 (3)"],
     ]
     assert report.jit_table([{"client": {"lang": "cpp"}, "server": None}]) is None
+
+
+def test_a_jit_per_operation_is_a_row_per_operation():
+    def op(rounds, settled, compiles):
+        return {"rounds": rounds, "settled": settled, "warmup_ms": 200, "sample_compiles": compiles}
+
+    side = {
+        "lang": "java",
+        "role": "local",
+        "jit": {"populate": op(30, False, [0, 0, 0]), "deserialize": op(10, True, [12, 0, 0])},
+    }
+    table = report.jit_table([{"client": side, "server": None}])
+    assert table.rows == [
+        ["java", "client: deserialize", "1", "1", "10 (10)", "0.2 (0.2)", "1 (12)"],
+        ["java", "client: populate", "1", "0", "30 (30)", "0.2 (0.2)", "0 (0)"],
+    ]

@@ -346,23 +346,34 @@ def jit_table(results: list[dict]) -> Table | None:
     (the JVM's until its JIT settled, docs/methodology.md): per language and role, how
     many processes settled, their rounds and time, and compilations left in the timed
     part (during the samples, or while a server answered its client)."""
-    groups: dict[tuple[str, str], list[dict]] = {}
+    # (lang, role) -> [(jit, compilations timed)]; a driver that warms each operation up
+    # on its own (codec) reports a jit per operation, shown as a role of its own.
+    groups: dict[tuple[str, str], list[tuple[dict, int]]] = {}
     for r in results:
         for side in (r.get("client"), r.get("server")):
-            if side and isinstance(side.get("jit"), dict) and "rounds" in side["jit"]:
-                role = "server" if side.get("role") == "server" else "client"
-                groups.setdefault((side.get("lang", "?"), role), []).append(side)
+            jit = side.get("jit") if side else None
+            if not isinstance(jit, dict):
+                continue
+            lang = side.get("lang", "?")
+            if "rounds" in jit and side.get("role") == "server":
+                groups.setdefault((lang, "server"), []).append((jit, side.get("serve_compiles", 0)))
+            elif "rounds" in jit:
+                groups.setdefault((lang, "client"), []).append(
+                    (jit, sum(jit.get("sample_compiles", [])))
+                )
+            else:
+                for op, j in jit.items():
+                    if isinstance(j, dict) and "rounds" in j:
+                        late = sum(j.get("sample_compiles", []))
+                        groups.setdefault((lang, f"client: {op}"), []).append((j, late))
     if not groups:
         return None
     rows = []
     for (lang, role), sides in sorted(groups.items()):
-        jits = [s["jit"] for s in sides]
+        jits = [j for j, _ in sides]
+        late = [n for _, n in sides]
         rounds = [j["rounds"] for j in jits]
         secs = [j.get("warmup_ms", 0) / 1e3 for j in jits]
-        if role == "server":
-            late = [s.get("serve_compiles", 0) for s in sides]
-        else:
-            late = [sum(j.get("sample_compiles", [])) for j in jits]
         rows.append(
             [
                 lang,
