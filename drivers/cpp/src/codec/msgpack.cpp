@@ -111,6 +111,7 @@ class Map {
     }
     badField(key);
   }
+  Map map(std::string_view key) { return Map(get(key), key); }
   template <typename T>
   T number(std::string_view key) {
     const msgpack::object& v = get(key);
@@ -142,34 +143,7 @@ class Map {
 
 template <typename S>
 LogT<S> readRecord(const msgpack::object& obj) {
-  Map o(obj, "record");
-  LogT<S> r;
-  r.timestamp = o.number<int64_t>("timestamp");
-  r.zoneId = o.number<uint32_t>("zoneId");
-  r.zonePlan = o.number<uint8_t>("zonePlan");
-  Map h(o.get("http"), "http");
-  r.http.protocol = h.number<uint8_t>("protocol");
-  r.http.status = h.number<uint16_t>("status");
-  r.http.hostStatus = h.number<uint16_t>("hostStatus");
-  r.http.upStatus = h.number<uint16_t>("upStatus");
-  r.http.method = h.number<uint8_t>("method");
-  r.http.contentType = h.string<S>("contentType");
-  r.http.userAgent = h.string<S>("userAgent");
-  r.http.referer = h.string<S>("referer");
-  r.http.requestUri = h.string<S>("requestUri");
-  Map g(o.get("origin"), "origin");
-  r.origin.ip = g.string<S>("ip");
-  r.origin.port = g.number<uint16_t>("port");
-  r.origin.hostname = g.string<S>("hostname");
-  r.origin.protocol = g.number<uint8_t>("protocol");
-  r.country = o.number<uint8_t>("country");
-  r.cacheStatus = o.number<uint8_t>("cacheStatus");
-  r.serverIp = o.string<S>("serverIp");
-  r.serverName = o.string<S>("serverName");
-  r.remoteIp = o.string<S>("remoteIp");
-  r.bytesDlv = o.number<uint64_t>("bytesDlv");
-  r.rayId = o.string<S>("rayId");
-  return r;
+  return readMap<S>(Map(obj, "record"));
 }
 
 // unpack's reference function for `borrowed`: strings stay in the input.

@@ -46,54 +46,31 @@ ordered_json toJson(const Log& r) {
                       {"rayId", r.rayId}};
 }
 
-// A view of a record in the value: its strings are the value's; at() and get() throw on a
-// missing field or a wrong type, and a number must fit its field.
-template <typename T>
-T number(const ordered_json& o, const char* key) {
-  const ordered_json& v = o.at(key);
-  if constexpr (std::is_signed_v<T>) {
-    return v.get<int64_t>();
-  } else {
-    if (!v.is_number_unsigned() || v.get<uint64_t>() > std::numeric_limits<T>::max()) {
-      fail(std::string("nlohmann-json: invalid field ") + key);
+// A view of a record in the value, for readMap: its strings are the value's; at() and
+// get() throw on a missing field or a wrong type, and a number must fit its field.
+struct Fields {
+  const ordered_json& o;
+
+  Fields map(const char* key) const { return {o.at(key)}; }
+  template <typename T>
+  T number(const char* key) const {
+    const ordered_json& v = o.at(key);
+    if constexpr (std::is_signed_v<T>) {
+      return v.get<int64_t>();
+    } else {
+      if (!v.is_number_unsigned() || v.get<uint64_t>() > std::numeric_limits<T>::max()) {
+        fail(std::string("nlohmann-json: invalid field ") + key);
+      }
+      return static_cast<T>(v.get<uint64_t>());
     }
-    return static_cast<T>(v.get<uint64_t>());
   }
-}
+  template <typename S>
+  S string(const char* key) const {
+    return S(o.at(key).get_ref<const std::string&>());
+  }
+};
 
-std::string_view str(const ordered_json& o, const char* key) {
-  return o.at(key).get_ref<const std::string&>();
-}
-
-LogView view(const ordered_json& o) {
-  LogView r;
-  r.timestamp = number<int64_t>(o, "timestamp");
-  r.zoneId = number<uint32_t>(o, "zoneId");
-  r.zonePlan = number<uint8_t>(o, "zonePlan");
-  const ordered_json& h = o.at("http");
-  r.http.protocol = number<uint8_t>(h, "protocol");
-  r.http.status = number<uint16_t>(h, "status");
-  r.http.hostStatus = number<uint16_t>(h, "hostStatus");
-  r.http.upStatus = number<uint16_t>(h, "upStatus");
-  r.http.method = number<uint8_t>(h, "method");
-  r.http.contentType = str(h, "contentType");
-  r.http.userAgent = str(h, "userAgent");
-  r.http.referer = str(h, "referer");
-  r.http.requestUri = str(h, "requestUri");
-  const ordered_json& g = o.at("origin");
-  r.origin.ip = str(g, "ip");
-  r.origin.port = number<uint16_t>(g, "port");
-  r.origin.hostname = str(g, "hostname");
-  r.origin.protocol = number<uint8_t>(g, "protocol");
-  r.country = number<uint8_t>(o, "country");
-  r.cacheStatus = number<uint8_t>(o, "cacheStatus");
-  r.serverIp = str(o, "serverIp");
-  r.serverName = str(o, "serverName");
-  r.remoteIp = str(o, "remoteIp");
-  r.bytesDlv = number<uint64_t>(o, "bytesDlv");
-  r.rayId = str(o, "rayId");
-  return r;
-}
+LogView view(const ordered_json& o) { return readMap<std::string_view>(Fields{o}); }
 
 template <bool kBatch>
 class Nlohmann {

@@ -79,53 +79,33 @@ const Value& object(const Value& o, const char* key) {
   return v;
 }
 
-template <typename T>
-T number(const Value& o, const char* key) {
-  const Value& v = member(o, key);
-  if constexpr (std::is_signed_v<T>) {
-    if (!v.IsInt64()) badField(key);
-    return v.GetInt64();
-  } else {
-    if (!v.IsUint64() || v.GetUint64() > std::numeric_limits<T>::max()) badField(key);
-    return static_cast<T>(v.GetUint64());
-  }
-}
+// A JSON object's fields, for readMap.
+struct Fields {
+  const Value& o;
 
-std::string string(const Value& o, const char* key) {
-  const Value& v = member(o, key);
-  if (!v.IsString()) badField(key);
-  return std::string(v.GetString(), v.GetStringLength());
-}
+  Fields map(const char* key) const { return {object(o, key)}; }
+  template <typename T>
+  T number(const char* key) const {
+    const Value& v = member(o, key);
+    if constexpr (std::is_signed_v<T>) {
+      if (!v.IsInt64()) badField(key);
+      return v.GetInt64();
+    } else {
+      if (!v.IsUint64() || v.GetUint64() > std::numeric_limits<T>::max()) badField(key);
+      return static_cast<T>(v.GetUint64());
+    }
+  }
+  template <typename S>
+  S string(const char* key) const {
+    const Value& v = member(o, key);
+    if (!v.IsString()) badField(key);
+    return S(v.GetString(), v.GetStringLength());
+  }
+};
 
 Log readRecord(const Value& o) {
   if (!o.IsObject()) fail("rapidjson: a record is not an object");
-  Log r;
-  r.timestamp = number<int64_t>(o, "timestamp");
-  r.zoneId = number<uint32_t>(o, "zoneId");
-  r.zonePlan = number<uint8_t>(o, "zonePlan");
-  const Value& h = object(o, "http");
-  r.http.protocol = number<uint8_t>(h, "protocol");
-  r.http.status = number<uint16_t>(h, "status");
-  r.http.hostStatus = number<uint16_t>(h, "hostStatus");
-  r.http.upStatus = number<uint16_t>(h, "upStatus");
-  r.http.method = number<uint8_t>(h, "method");
-  r.http.contentType = string(h, "contentType");
-  r.http.userAgent = string(h, "userAgent");
-  r.http.referer = string(h, "referer");
-  r.http.requestUri = string(h, "requestUri");
-  const Value& g = object(o, "origin");
-  r.origin.ip = string(g, "ip");
-  r.origin.port = number<uint16_t>(g, "port");
-  r.origin.hostname = string(g, "hostname");
-  r.origin.protocol = number<uint8_t>(g, "protocol");
-  r.country = number<uint8_t>(o, "country");
-  r.cacheStatus = number<uint8_t>(o, "cacheStatus");
-  r.serverIp = string(o, "serverIp");
-  r.serverName = string(o, "serverName");
-  r.remoteIp = string(o, "remoteIp");
-  r.bytesDlv = number<uint64_t>(o, "bytesDlv");
-  r.rayId = string(o, "rayId");
-  return r;
+  return readMap<std::string>(Fields{o});
 }
 
 template <bool kBatch>

@@ -74,6 +74,41 @@ uint64_t fold(const std::vector<LogT<S>>& rs) {
   return sum;
 }
 
+// A record read from a map-shaped encoding (a JSON object, a MessagePack map), field by
+// field in the canonical order (which On-Demand parsing needs). `M` is a library's view of
+// one map: `M map(key)` (a nested map), `number<T>(key)`, `string<S>(key)`; each throws or
+// fails on a missing or mistyped field.
+template <typename S, typename M>
+LogT<S> readMap(M o) {
+  LogT<S> r;
+  r.timestamp = o.template number<int64_t>("timestamp");
+  r.zoneId = o.template number<uint32_t>("zoneId");
+  r.zonePlan = o.template number<uint8_t>("zonePlan");
+  M h = o.map("http");
+  r.http.protocol = h.template number<uint8_t>("protocol");
+  r.http.status = h.template number<uint16_t>("status");
+  r.http.hostStatus = h.template number<uint16_t>("hostStatus");
+  r.http.upStatus = h.template number<uint16_t>("upStatus");
+  r.http.method = h.template number<uint8_t>("method");
+  r.http.contentType = h.template string<S>("contentType");
+  r.http.userAgent = h.template string<S>("userAgent");
+  r.http.referer = h.template string<S>("referer");
+  r.http.requestUri = h.template string<S>("requestUri");
+  M g = o.map("origin");
+  r.origin.ip = g.template string<S>("ip");
+  r.origin.port = g.template number<uint16_t>("port");
+  r.origin.hostname = g.template string<S>("hostname");
+  r.origin.protocol = g.template number<uint8_t>("protocol");
+  r.country = o.template number<uint8_t>("country");
+  r.cacheStatus = o.template number<uint8_t>("cacheStatus");
+  r.serverIp = o.template string<S>("serverIp");
+  r.serverName = o.template string<S>("serverName");
+  r.remoteIp = o.template string<S>("remoteIp");
+  r.bytesDlv = o.template number<uint64_t>("bytesDlv");
+  r.rayId = o.template string<S>("rayId");
+  return r;
+}
+
 // An owned copy of a record of either kind.
 template <typename S>
 Log owned(const LogT<S>& r) {

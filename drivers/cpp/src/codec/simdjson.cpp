@@ -18,47 +18,30 @@ namespace {
 
 using simdjson::ondemand::object;
 
-template <typename T>
-T number(object& o, const char* key) {
-  if constexpr (std::is_signed_v<T>) {
-    return int64_t(o[key]);
-  } else {
-    uint64_t v = o[key];
-    if (v > std::numeric_limits<T>::max()) fail(std::string("simdjson: out of range: ") + key);
-    return static_cast<T>(v);
+// An On-Demand object's fields, for readMap (in document order, as On-Demand reads).
+struct Fields {
+  object o;
+
+  Fields map(const char* key) { return {o[key]}; }
+  template <typename T>
+  T number(const char* key) {
+    if constexpr (std::is_signed_v<T>) {
+      return int64_t(o[key]);
+    } else {
+      uint64_t v = o[key];
+      if (v > std::numeric_limits<T>::max()) fail(std::string("simdjson: out of range: ") + key);
+      return static_cast<T>(v);
+    }
   }
-}
+  template <typename S>
+  S string(const char* key) {
+    return S(std::string_view(o[key]));
+  }
+};
 
 template <typename S>
 LogT<S> readRecord(object o) {
-  LogT<S> r;
-  auto str = [](object& x, const char* key) { return S(std::string_view(x[key])); };
-  r.timestamp = number<int64_t>(o, "timestamp");
-  r.zoneId = number<uint32_t>(o, "zoneId");
-  r.zonePlan = number<uint8_t>(o, "zonePlan");
-  object h = o["http"];
-  r.http.protocol = number<uint8_t>(h, "protocol");
-  r.http.status = number<uint16_t>(h, "status");
-  r.http.hostStatus = number<uint16_t>(h, "hostStatus");
-  r.http.upStatus = number<uint16_t>(h, "upStatus");
-  r.http.method = number<uint8_t>(h, "method");
-  r.http.contentType = str(h, "contentType");
-  r.http.userAgent = str(h, "userAgent");
-  r.http.referer = str(h, "referer");
-  r.http.requestUri = str(h, "requestUri");
-  object g = o["origin"];
-  r.origin.ip = str(g, "ip");
-  r.origin.port = number<uint16_t>(g, "port");
-  r.origin.hostname = str(g, "hostname");
-  r.origin.protocol = number<uint8_t>(g, "protocol");
-  r.country = number<uint8_t>(o, "country");
-  r.cacheStatus = number<uint8_t>(o, "cacheStatus");
-  r.serverIp = str(o, "serverIp");
-  r.serverName = str(o, "serverName");
-  r.remoteIp = str(o, "remoteIp");
-  r.bytesDlv = number<uint64_t>(o, "bytesDlv");
-  r.rayId = str(o, "rayId");
-  return r;
+  return readMap<S>(Fields{o});
 }
 
 template <bool kBatch>
