@@ -82,19 +82,19 @@ type Lib struct {
 var Libs = []Lib{
 	{"null", "null", both, ownedOrBorrowed, []string{lazy}, nil, newNull},
 	{"encoding-json", "json", both, ownedOnly, parsed, nil, newEncodingJSON},
-	{"go-json", "json", both, ownedOnly, parsed, version("go-json", "github.com/goccy/go-json"), newGoJSON},
-	{"sonic", "json", both, ownedOrBorrowed, parsed, version("sonic", "github.com/bytedance/sonic"), newSonic},
-	{"protobuf", "protobuf", both, ownedOnly, parsed, version("protobuf", "google.golang.org/protobuf"),
+	{"go-json", "json", both, ownedOnly, parsed, core.LibVersion("go-json", "github.com/goccy/go-json"), newGoJSON},
+	{"sonic", "json", both, ownedOrBorrowed, parsed, core.LibVersion("sonic", "github.com/bytedance/sonic"), newSonic},
+	{"protobuf", "protobuf", both, ownedOnly, parsed, core.LibVersion("protobuf", "google.golang.org/protobuf"),
 		newProtobuf},
 	{"vtprotobuf", "protobuf", both, ownedOrBorrowed, parsed,
-		version("vtprotobuf", "github.com/planetscale/vtprotobuf"), newVtprotobuf},
-	{"capnp", "capnp", both, ownedOrBorrowed, []string{lazy}, version("capnp", "capnproto.org/go/capnp/v3"),
+		core.LibVersion("vtprotobuf", "github.com/planetscale/vtprotobuf"), newVtprotobuf},
+	{"capnp", "capnp", both, ownedOrBorrowed, []string{lazy}, core.LibVersion("capnp", "capnproto.org/go/capnp/v3"),
 		newCapnp},
 	{"flatbuffers", "flatbuffers", both, ownedOrBorrowed, []string{unchecked},
-		version("flatbuffers", "github.com/google/flatbuffers"), newFlatbuffers},
-	{"msgpack", "msgpack", both, ownedOnly, parsed, version("msgpack", "github.com/vmihailenco/msgpack/v5"),
+		core.LibVersion("flatbuffers", "github.com/google/flatbuffers"), newFlatbuffers},
+	{"msgpack", "msgpack", both, ownedOnly, parsed, core.LibVersion("msgpack", "github.com/vmihailenco/msgpack/v5"),
 		newMsgpack},
-	{"msgp", "msgpack", both, ownedOnly, parsed, version("msgp", "github.com/tinylib/msgp"), newMsgp},
+	{"msgp", "msgpack", both, ownedOnly, parsed, core.LibVersion("msgp", "github.com/tinylib/msgp"), newMsgp},
 }
 
 // Common sets of supported values.
@@ -104,11 +104,6 @@ var (
 	ownedOrBorrowed = []string{owned, borrowed}
 	parsed          = []string{validated}
 )
-
-// version is a library's provenance: its key and the version of its Go module.
-func version(key, module string) [][2]string {
-	return [][2]string{{key, core.ModuleVersion(module)}}
-}
 
 // findLib returns the library called name, or nil.
 func findLib(name string) *Lib {

@@ -189,6 +189,11 @@ func (r *Run) Versions() [][2]string {
 	return append([][2]string{{"compiler", runtime.Version()}}, r.Lib.Versions...)
 }
 
+// LibVersion is a library's provenance: its key and the version of its Go module.
+func LibVersion(key, module string) [][2]string {
+	return [][2]string{{key, ModuleVersion(module)}}
+}
+
 // ModuleVersion is the version of a module the binary was built with, without Go's "v"
 // prefix (like the versions the other drivers report), or "unknown".
 func ModuleVersion(path string) string {

@@ -60,14 +60,9 @@ type Lib struct {
 // Libs is the rpc suite's library registry, in the order of `list`. Adding a library is
 // one file (its Impl and factory) and one line here.
 var Libs = []Lib{
-	{"capnp", []string{"none", "packed"}, version("capnp", "capnproto.org/go/capnp/v3"), newCapnp},
-	{"protobuf", []string{"none"}, version("protobuf", "google.golang.org/protobuf"), newProtobuf},
+	{"capnp", []string{"none", "packed"}, core.LibVersion("capnp", "capnproto.org/go/capnp/v3"), newCapnp},
+	{"protobuf", []string{"none"}, core.LibVersion("protobuf", "google.golang.org/protobuf"), newProtobuf},
 	{"null", []string{"none"}, nil, newNull},
-}
-
-// version is a library's provenance: its key and the version of its Go module.
-func version(key, module string) [][2]string {
-	return [][2]string{{key, core.ModuleVersion(module)}}
 }
 
 // findLib returns the library called name, or nil.
