@@ -1,6 +1,5 @@
 import dataclasses
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -69,9 +68,6 @@ def launch(args, db, env=None, **kw):
     return subprocess.Popen(
         [sys.executable, "-c", LAUNCH, *args, "--db", str(db)],
         env=full_env,
-        # A harness started from a background job inherits an ignored SIGINT (and then
-        # Python installs no handler); the tests send it one, as Ctrl-C would.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -150,8 +150,12 @@ def run_plan(
     failed = {c["key"] for c in store.cells(run_id) if c["status"] == "error"}
     store.set_run_status(run_id, "running")
     # `kill` stops a run as Ctrl-C does: its drivers killed (they run in sessions of their
-    # own, which a plain exit would leave behind) and the run marked interrupted.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # own, which a plain exit would leave behind) and the run marked interrupted. Both
+    # handlers are set here, not inherited: a harness started from a background job or a
+    # CI runner may come with SIGINT ignored or blocked.
+    stop = _Interrupt()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, previous)
     try:
         for rep, task, reps in plan.tasks(executables):
             key = task.cell.key
@@ -166,11 +170,15 @@ def run_plan(
             if not outcome.ok or rep == reps - 1:
                 finish_cell(store, run_id, task.cell)
             progress(task, rep, outcome)
+            if stop.received:  # the raise was lost (a signal handled inside a finalizer)
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     store.set_run_status(run_id, "complete")
     return "complete"
 
@@ -181,8 +189,14 @@ def finish_cell(store, run_id: int, cell) -> None:
     store.finish_cell(run_id, cell.key, status, error)
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+class _Interrupt:
+    """The run's SIGINT and SIGTERM handler: raises KeyboardInterrupt, and remembers it."""
+
+    received = False
+
+    def __call__(self, signum, frame):
+        self.received = True
+        raise KeyboardInterrupt
 
 
 def reconcile(store, run_id: int, plan: Plan) -> None:
