@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-compiler
               libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev
-              libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev)
+              libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev
+              valgrind)  # valgrind: `wirebench run --measure instructions`
 # A JDK and Maven only where the machine has none (it may have its own, not Debian's).
 command -v javac >/dev/null 2>&1 || APT_PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || APT_PACKAGES+=(maven)

@@ -10,11 +10,17 @@ from wirebench import drivers, suites
 from wirebench.protocol import Metric
 
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
+
+
+def builds_at(executable, commands=()) -> dict[str, drivers.Build]:
+    """Every build profile of a test driver: one executable (the fake is all of them)."""
+    return {b: drivers.Build(str(executable), commands) for b in drivers.BUILDS}
+
+
 FAKE_DRIVER = drivers.Driver(
     lang="fake",
     toolchain="fakec",
-    executable=str(FAKE),
-    build=(),
+    builds=builds_at(FAKE),
     tools=(),
     pkgconfig=(),
     install_hint="",
@@ -81,7 +87,7 @@ def two_fakes(monkeypatch, tmp_path):
     comparisons."""
     link = tmp_path / "fake2_driver.py"
     link.symlink_to(FAKE)
-    second = dataclasses.replace(FAKE_DRIVER, lang="fake2", executable=str(link))
+    second = dataclasses.replace(FAKE_DRIVER, lang="fake2", builds=builds_at(link))
     monkeypatch.setattr(drivers, "DRIVERS", {"fake": FAKE_DRIVER, "fake2": second})
     _clear_caches()
     yield

@@ -8,6 +8,8 @@ from click.testing import CliRunner
 
 from wirebench import cli
 
+from .conftest import builds_at
+
 
 @pytest.fixture
 def run(fake, tmp_path):
@@ -34,7 +36,7 @@ def test_run_then_report_and_runs(run):
     data = json.loads(r.output)
     assert data["run"]["status"] == "complete"
     keys = {c["key"] for c in data["cells"]}
-    assert "rpc/carsales/fake/good compression=none mode=object reuse=reuse" in keys
+    assert "rpc/carsales/fake/good build=stock compression=none mode=object reuse=reuse" in keys
     assert all(c["status"] == "ok" for c in data["cells"])
     r = run("runs")
     assert r.exit_code == 0 and "complete" in r.output
@@ -58,7 +60,8 @@ def test_failed_cells_are_reported_with_their_reason(run):
     assert r.exit_code == 1
     assert "ERROR" in r.output
     assert (
-        "garbage compression=none mode=object reuse=reuse: process 1: malformed result" in r.output
+        "garbage build=stock compression=none mode=object reuse=reuse: process 1: malformed result"
+        in r.output
     )
     assert "Errors (these cells have no number)" in r.output
 
@@ -177,7 +180,7 @@ def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
             "object",
             "none",
             "reuse",
-            "",
+            "stock",
             "1.01 µs [1 µs - 1.01 µs]",  # the fake's samples: 1000 and 1012.3 ns
             "1.01 µs [1 µs - 1.01 µs]",
             "1.00 [0.99-1.01]",
@@ -247,8 +250,32 @@ def test_a_driver_of_another_protocol_version_is_refused(run, monkeypatch, tmp_p
     old.write_text('#!/bin/sh\necho \'{"protocol": 1, "lang": "fake"}\'\n')
     old.chmod(0o755)
     monkeypatch.setitem(
-        drivers.DRIVERS, "fake", dataclasses.replace(drivers.DRIVERS["fake"], executable=str(old))
+        drivers.DRIVERS, "fake", dataclasses.replace(drivers.DRIVERS["fake"], builds=builds_at(old))
     )
     drivers.info.cache_clear()
     with pytest.raises(drivers.DriverError, match="speaks protocol 1, this harness 2"):
         drivers.info("fake")
+
+
+def test_a_run_of_both_builds_pairs_tuned_with_stock_and_keeps_their_tables_apart(run):
+    r = run("run", "--lib", "good", "--mode", "object", "--build", "stock,tuned", "--iters", "3")
+    assert r.exit_code == 0, r.output
+    data = json.loads(run("report", "--json").output)
+    keys = {c["key"] for c in data["cells"]}
+    for build in ("stock", "tuned"):
+        assert (
+            f"rpc/carsales/fake/good build={build} compression=none mode=object reuse=reuse" in keys
+        )
+    titles = [t["title"] for t in data["tables"]]
+    gains = next(t for t in data["tables"] if t["title"].startswith("What the tuned build gains"))
+    assert gains["rows"][0][:3] == ["time", "fake", "1"]
+    assert any(t.startswith("Tuned against stock: time") for t in titles)
+    # The suite's own tables: one per build, each titled with it.
+    assert any(t.endswith("[build stock]") for t in titles)
+    assert any(t.endswith("[build tuned]") for t in titles)
+
+
+def test_an_unknown_build_is_refused_with_the_known_ones(run):
+    r = run("run", "--lib", "good", "--build", "fast")
+    assert r.exit_code == 2
+    assert "unknown build 'fast'; known: stock, tuned" in r.output

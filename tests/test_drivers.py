@@ -6,7 +6,7 @@ import pytest
 
 from wirebench import drivers
 
-from .conftest import FAKE_DRIVER, REQUIRE_DRIVERS, need_driver
+from .conftest import FAKE_DRIVER, REQUIRE_DRIVERS, builds_at, need_driver
 
 
 def test_a_missing_tool_is_named_with_the_command_that_installs_it():
@@ -21,7 +21,8 @@ def test_a_missing_tool_is_named_with_the_command_that_installs_it():
 
 
 def test_a_failing_build_shows_its_output():
-    d = dataclasses.replace(FAKE_DRIVER, build=(("sh", "-c", "echo compiler says no; exit 3"),))
+    fails = (("sh", "-c", "echo compiler says no; exit 3"),)
+    d = dataclasses.replace(FAKE_DRIVER, builds=builds_at("/nonexistent", fails))
     with pytest.raises(drivers.DriverError, match="compiler says no"):
         d.build_driver(lambda m: None)
 
@@ -29,7 +30,7 @@ def test_a_failing_build_shows_its_output():
 def test_unbuilt_and_unknown_drivers(monkeypatch, fake):
     with pytest.raises(drivers.DriverError, match="unknown language 'cobol'; known: fake"):
         drivers.get("cobol")
-    ghost = dataclasses.replace(FAKE_DRIVER, lang="ghost", executable="/nonexistent/driver")
+    ghost = dataclasses.replace(FAKE_DRIVER, lang="ghost", builds=builds_at("/nonexistent/driver"))
     monkeypatch.setitem(drivers.DRIVERS, "ghost", ghost)
     assert not ghost.is_built()
     with pytest.raises(drivers.DriverError, match="wirebench build ghost"):
@@ -40,7 +41,7 @@ def test_a_driver_whose_list_is_garbage_is_named(monkeypatch, tmp_path):
     script = tmp_path / "bad"
     script.write_text("#!/bin/sh\necho '{not json'\n")
     script.chmod(0o755)
-    bad = dataclasses.replace(FAKE_DRIVER, lang="bad", executable=str(script))
+    bad = dataclasses.replace(FAKE_DRIVER, lang="bad", builds=builds_at(script))
     monkeypatch.setitem(drivers.DRIVERS, "bad", bad)
     drivers.list_cells.cache_clear()
     with pytest.raises(drivers.DriverError, match="the bad driver's list, line 1"):

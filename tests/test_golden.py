@@ -67,7 +67,7 @@ def test_every_language_has_golden_files_and_some_reader():
 def test_every_language_reads_every_language(reader, writer):
     assert drivers.DRIVERS[reader].is_built(), f"the {reader} driver is not built"
     proc = subprocess.run(
-        [str(drivers.DRIVERS[reader].path), "golden", "check", str(GOLDEN / writer)],
+        [str(drivers.DRIVERS[reader].path()), "golden", "check", str(GOLDEN / writer)],
         capture_output=True,
         text=True,
         timeout=120,

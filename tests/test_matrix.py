@@ -72,7 +72,7 @@ def test_limits_can_be_left_out_or_chosen_alone():
     parsed = {k: None for k in matrix.FILTER_NAMES}
     assert all(c.suite == "rpc" for c in matrix.expand(LISTED, parsed, include_limits=False))
     only = expand(suite="limit", block="1MiB")
-    assert [c.key for c in only] == ["limit/memcpy/cpp/memcpy block=1MiB"]
+    assert [c.key for c in only] == ["limit/memcpy/cpp/memcpy block=1MiB build=stock"]
     with_rpc = expand(suite="rpc", case="eval", lib="null", mode="object")
     assert {c.suite for c in with_rpc} == {"rpc", "limit"}  # limits come with every run
 
@@ -106,9 +106,9 @@ def test_unknown_lib_and_empty_selection():
 def test_a_filter_on_one_suites_parameter_leaves_the_other_suites_alone():
     cells = expand(block="1MiB", case="eval", lib="null", mode="object")
     assert [c.key for c in cells] == [
-        "rpc/eval/cpp/null compression=none mode=object reuse=reuse",
-        "rpc/eval/cpp/null compression=none mode=object reuse=no-reuse",
-        "limit/memcpy/cpp/memcpy block=1MiB",
+        "rpc/eval/cpp/null build=stock compression=none mode=object reuse=reuse",
+        "rpc/eval/cpp/null build=stock compression=none mode=object reuse=no-reuse",
+        "limit/memcpy/cpp/memcpy block=1MiB build=stock",
     ]
 
 
@@ -126,7 +126,7 @@ def test_cell_json_round_trip_and_key():
     cell = expand(case="eval", lib="capnp", mode="pipe", compression="packed", reuse="reuse")[0]
     assert matrix.Cell.from_json(cell.to_json()) == cell
     assert cell.key == (
-        "rpc/eval/cpp/capnp compression=packed mode=pipe placement=one-core reuse=reuse"
+        "rpc/eval/cpp/capnp build=stock compression=packed mode=pipe placement=one-core reuse=reuse"
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import suites
+from .drivers import DEFAULT_BUILD
 
 
 @dataclass(frozen=True, order=True)
@@ -34,6 +35,11 @@ class Cell:
     @property
     def param(self) -> dict[str, str]:
         return dict(self.params)
+
+    @property
+    def build(self) -> str:
+        """The drivers' build profile the cell runs (drivers.BUILDS)."""
+        return self.param.get("build", DEFAULT_BUILD)
 
     @property
     def driver_id(self) -> str:
@@ -105,7 +111,7 @@ def sort_key(cell: Cell):
         cell.lang,
         cell.toolchain or "",
         cell.server_lang or "",
-        [q.values.index(p[q.name]) if p.get(q.name) in q.values else 99 for q in spec.params],
+        [q.values.index(p[q.name]) if p.get(q.name) in q.values else 99 for q in spec.all_params],
     )
 
 
@@ -120,7 +126,12 @@ class PlanEntry:
     iters: int
     samples: int
     warmup: int
-    reps: int  # fresh processes
+    reps: int  # fresh timed processes
+    instructions: bool = False  # and one instruction count (after them): rep `reps`
+
+    @property
+    def processes(self) -> int:
+        return self.reps + self.instructions
 
     def to_json(self) -> dict:
         return {
@@ -129,12 +140,18 @@ class PlanEntry:
             "samples": self.samples,
             "warmup": self.warmup,
             "reps": self.reps,
+            "instructions": self.instructions,
         }
 
     @staticmethod
     def from_json(d: dict) -> PlanEntry:
         return PlanEntry(
-            Cell.from_json(d["cell"]), d["iters"], d["samples"], d["warmup"], d["reps"]
+            Cell.from_json(d["cell"]),
+            d["iters"],
+            d["samples"],
+            d["warmup"],
+            d["reps"],
+            d.get("instructions", False),
         )
 
 
@@ -163,33 +180,46 @@ class Plan:
     @property
     def drivers(self) -> list[str]:
         """Every driver the plan starts (clients, local processes and servers)."""
-        ids = {e.cell.driver_id for e in self.entries}
-        ids |= {e.cell.server_lang for e in self.entries if e.cell.server_lang}
+        return sorted({name for name, _ in self.builds})
+
+    @property
+    def builds(self) -> list[tuple[str, str]]:
+        """Every (driver, build profile) the plan starts."""
+        ids = {(e.cell.driver_id, e.cell.build) for e in self.entries}
+        ids |= {(e.cell.server_lang, e.cell.build) for e in self.entries if e.cell.server_lang}
         return sorted(ids)
 
-    def tasks(self, executables: dict[str, Path]) -> list[tuple[int, Task, int]]:
-        """The processes in running order: (rep, task, reps of its cell).
+    def tasks(self, executables: dict[tuple[str, str], Path]) -> list[tuple[int, Task, bool]]:
+        """The processes in running order: (rep, task, whether it is its cell's last).
+        `executables` maps a (driver, build) to its executable.
 
         Interleaved: every cell's first process, then every cell's second, and so on, so
         that a slow drift of the machine touches all cells alike and the ratios measured
-        in one run stay fair.
+        in one run stay fair. Instruction counts come after every timed process: they do
+        not depend on the machine's state.
         """
         order = []
+
+        def task(e: PlanEntry, measure: str) -> Task:
+            c = e.cell
+            return Task(
+                cell=c,
+                iters=e.iters,
+                samples=e.samples,
+                warmup=e.warmup,
+                timeout=self.timeout,
+                client=executables[c.driver_id, c.build],
+                server=executables[c.server_lang, c.build] if c.is_pipe else None,
+                measure=measure,
+            )
+
         for rep in range(max((e.reps for e in self.entries), default=0)):
             for e in self.entries:
-                if rep >= e.reps:
-                    continue
-                c = e.cell
-                task = Task(
-                    cell=c,
-                    iters=e.iters,
-                    samples=e.samples,
-                    warmup=e.warmup,
-                    timeout=self.timeout,
-                    client=executables[c.driver_id],
-                    server=executables[c.server_lang] if c.is_pipe else None,
-                )
-                order.append((rep, task, e.reps))
+                if rep < e.reps:
+                    order.append((rep, task(e, "time"), rep == e.processes - 1))
+        for e in self.entries:
+            if e.instructions:
+                order.append((e.reps, task(e, "instructions"), True))
         return order
 
 
@@ -204,3 +234,4 @@ class Task:
     timeout: float
     client: Path  # the driver executable of the cell's language
     server: Path | None = None  # pipe cells: the server's driver executable
+    measure: str = "time"  # or "instructions": counted under valgrind (instructions.py)

@@ -97,28 +97,37 @@ def list_cmd(as_json: bool) -> None:
 # -- build ---------------------------------------------------------------------------------------
 
 
-def _build(names: list[str], only_missing: bool = False) -> None:
-    for name in names:
+def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> None:
+    """Builds each (driver, build profile); cargo, CMake and Go rebuild only what changed."""
+    for name, build in builds:
         d = drivers.get(name)
-        if only_missing and d.is_built():
+        if only_missing and d.is_built(build):
             continue
-        console.print(f"building the {name} driver", highlight=False)
+        console.print(f"building the {name} driver ({build})", highlight=False)
         try:
-            d.build_driver(lambda m: console.print(f"  {m}", highlight=False, markup=False))
+            d.build_driver(lambda m: console.print(f"  {m}", highlight=False, markup=False), build)
         except drivers.DriverError as e:
             _fail(str(e), 1)
 
 
 @main.command()
 @click.argument("names", nargs=-1)
-def build(names: tuple[str, ...]) -> None:
+@click.option(
+    "--profile",
+    type=click.Choice([*drivers.BUILDS, "all"]),
+    default=drivers.DEFAULT_BUILD,
+    show_default=True,
+    help="Build profile: stock (each ecosystem's default release build), tuned, or all.",
+)
+def build(names: tuple[str, ...], profile: str) -> None:
     """Builds the drivers (all, or the ones named: cpp, rust, go, java)."""
     try:
         selected = [drivers.get(name).name for name in names] or list(drivers.DRIVERS)
     except drivers.DriverError as e:
         _fail(str(e))
-    _build(selected)
-    console.print("built: " + ", ".join(selected), highlight=False)
+    profiles = drivers.BUILDS if profile == "all" else (profile,)
+    _build([(name, b) for name in selected for b in profiles])
+    console.print(f"built ({', '.join(profiles)}): " + ", ".join(selected), highlight=False)
 
 
 # -- run -----------------------------------------------------------------------------------------
@@ -160,6 +169,14 @@ def _filter_options(f):
 )
 @click.option("--no-pairs", is_flag=True, help="Leave out the profile's cross-language pairs.")
 @click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
+@click.option(
+    "--measure",
+    type=click.Choice(["time", "instructions", "all"]),
+    default="time",
+    show_default=True,
+    help="Wall-clock time in fresh processes, instructions per iteration counted by "
+    "valgrind (native drivers; exact, repeatable), or both.",
+)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -179,6 +196,7 @@ def run(
     pair,
     no_pairs,
     no_limits,
+    measure,
     resume,
     show_report,
     as_json,
@@ -187,7 +205,8 @@ def run(
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
-        if any(v for v in filters.values()) or pair or repeat or samples or iters or timeout:
+        asked = pair or repeat or samples or iters or timeout or measure != "time"
+        if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
         store = _open_store(db)
         try:
@@ -196,7 +215,7 @@ def run(
             _fail(str(e))
         if warning:
             console.print(f"warning: {warning}", highlight=False)
-        _build(plan.drivers, only_missing=True)
+        _build(plan.builds, only_missing=True)
         run_id = resume
     else:
         req = Request(
@@ -209,10 +228,11 @@ def run(
             pairs=pair,
             no_pairs=no_pairs,
             no_limits=no_limits,
+            measure=measure,
         )
         try:
             names = orchestrate.selected_drivers(req)
-            _build(names)
+            _build([(n, b) for n in names for b in orchestrate.selected_builds(req)])
             plan = orchestrate.plan(req, names)
         except RunError as e:
             _fail(str(e))
@@ -241,7 +261,7 @@ def run(
 
 
 def _run_with_progress(store, run_id, plan) -> str:
-    tasks = plan.tasks({name: drivers.get(name).path for name in plan.drivers})
+    tasks = plan.tasks(orchestrate.executables(plan))
     console.print(
         f"run {run_id}: {len(plan.entries)} cells, {len(tasks)} processes, profile {plan.profile}",
         highlight=False,

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from . import pgo
+
 ROOT = Path(__file__).resolve().parent.parent
 
 APT_CPP = (
@@ -33,17 +35,33 @@ class DriverError(RuntimeError):
 PROTOCOL = 2
 
 
+# Build profiles (docs/methodology.md, "Build profiles"): `stock` is each ecosystem's
+# release build as its users get it by default; `tuned` what a performance-minded user of
+# the language ships. Every cell names its build; no ratio mixes two.
+BUILDS = ("stock", "tuned")
+DEFAULT_BUILD = "stock"
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build profile of a driver: what it makes and how."""
+
+    executable: str  # relative to the repository root
+    # Commands run in the repository root; a callable(log) is a step done in Python.
+    commands: tuple = ()
+    flags: str = ""  # what the profile means for this language, stored with every run
+    # What the build makes, when the executable is a committed launcher (the JVM's jar).
+    artifact: str | None = None
+
+
 @dataclass(frozen=True)
 class Driver:
     lang: str
     toolchain: str  # what `info` must say: g++, rustc, gc, openjdk
-    executable: str  # relative to the repository root
-    build: tuple[tuple[str, ...], ...]  # commands run in the repository root
+    builds: dict[str, Build]  # by profile; every driver has each of BUILDS
     tools: tuple[str, ...]  # programs the build needs on PATH
     pkgconfig: tuple[str, ...]  # libraries the build needs (pkg-config names)
     install_hint: str
-    # What the build makes, when the executable is a committed launcher (the JVM's jar).
-    artifact: str | None = None
     primary: bool = True  # the language's default driver (cells name no toolchain)
 
     @property
@@ -55,13 +73,23 @@ class Driver:
         """(language, toolchain) as cells name it: no toolchain for a primary driver."""
         return self.lang, None if self.primary else self.toolchain
 
-    @property
-    def path(self) -> Path:
-        return ROOT / self.executable
+    def profile(self, build: str) -> Build:
+        try:
+            return self.builds[build]
+        except KeyError:
+            raise DriverError(
+                f"unknown build {build!r} of the {self.name} driver; known: "
+                f"{', '.join(self.builds)}"
+            ) from None
 
-    def is_built(self) -> bool:
-        built = self.path.is_file() and os.access(self.path, os.X_OK)
-        return built and (self.artifact is None or (ROOT / self.artifact).is_file())
+    def path(self, build: str = DEFAULT_BUILD) -> Path:
+        return ROOT / self.profile(build).executable
+
+    def is_built(self, build: str = DEFAULT_BUILD) -> bool:
+        b = self.profile(build)
+        exe = self.path(build)
+        built = exe.is_file() and os.access(exe, os.X_OK)
+        return built and (b.artifact is None or (ROOT / b.artifact).is_file())
 
     def missing(self) -> list[str]:
         """Tools and libraries the build needs that this machine lacks."""
@@ -73,43 +101,74 @@ class Driver:
                     absent.append(f"{lib} (library)")
         return absent
 
-    def build_driver(self, log) -> None:
+    def build_driver(self, log, build: str = DEFAULT_BUILD) -> None:
         absent = self.missing()
         if absent:
             raise DriverError(
                 f"cannot build the {self.name} driver: missing {', '.join(absent)}; "
                 f"install with: {self.install_hint}"
             )
-        for cmd in self.build:
+        b = self.profile(build)
+        for cmd in b.commands:
+            if callable(cmd):
+                try:
+                    cmd(log)
+                except (RuntimeError, OSError) as e:
+                    what = f"building the {self.name} driver ({build})"
+                    raise DriverError(f"{what} failed: {e}") from e
+                continue
             log(f"$ {' '.join(cmd)}")
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if proc.returncode != 0:
                 tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
-                raise DriverError(f"building the {self.name} driver failed:\n{tail}")
-        if not self.is_built():
-            raise DriverError(f"the {self.name} build succeeded but {self.executable} is missing")
+                raise DriverError(f"building the {self.name} driver ({build}) failed:\n{tail}")
+        if not self.is_built(build):
+            raise DriverError(
+                f"the {self.name} build ({build}) succeeded but {b.executable} is missing"
+            )
         info.cache_clear()
         list_cells.cache_clear()
 
+
+def _cmake(build_dir: str, profile: str) -> tuple:
+    return (
+        (
+            "cmake",
+            "-S",
+            "drivers/cpp",
+            "-B",
+            build_dir,
+            "-G",
+            "Ninja",
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DWB_BUILD_PROFILE={profile}",
+        ),
+        ("cmake", "--build", build_dir, "-j2"),
+    )
+
+
+_GO_GENERATE = ("go", "-C", "drivers/go", "generate", "./...")
+_GO_STOCK = ("go", "-C", "drivers/go", "build", "-o", "bin/wirebench-go", "./cmd/wirebench-go")
+_MVN = ("mvn", "-q", "-B", "-f", "drivers/java/pom.xml", "package", "-DskipTests")
+_JAR = "drivers/java/target/wirebench-java.jar"
 
 DRIVERS = {
     "cpp": Driver(
         lang="cpp",
         toolchain="g++",
-        executable="drivers/cpp/build/wirebench-cpp",
-        build=(
-            (
-                "cmake",
-                "-S",
-                "drivers/cpp",
-                "-B",
-                "drivers/cpp/build",
-                "-G",
-                "Ninja",
-                "-DCMAKE_BUILD_TYPE=Release",
+        builds={
+            "stock": Build(
+                "drivers/cpp/build/wirebench-cpp",
+                _cmake("drivers/cpp/build", "stock"),
+                "CMake Release: -O2 -DNDEBUG, Debian's shared libraries",
             ),
-            ("cmake", "--build", "drivers/cpp/build", "-j2"),
-        ),
+            "tuned": Build(
+                "drivers/cpp/build-tuned/wirebench-cpp",
+                _cmake("drivers/cpp/build-tuned", "tuned"),
+                "-O3 -DNDEBUG -flto, Debian's static libcapnp, libkj, libprotobuf and "
+                "libflatbuffers (simdjson ships no static library: shared)",
+            ),
+        },
         tools=("cmake", "ninja", "g++", "capnp", "protoc", "flatc", "pkg-config"),
         pkgconfig=("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
         install_hint=APT_CPP,
@@ -117,9 +176,29 @@ DRIVERS = {
     "rust": Driver(
         lang="rust",
         toolchain="rustc",
-        executable="drivers/rust/target/release/wirebench-rust",
-        build=(("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
         # Code is generated from schemas/ with Debian's capnp, protoc and flatc.
+        builds={
+            "stock": Build(
+                "drivers/rust/target/release/wirebench-rust",
+                (("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
+                "cargo build --release: Cargo's default release profile (opt-level 3, "
+                "no cross-crate LTO, 16 codegen units)",
+            ),
+            "tuned": Build(
+                "drivers/rust/target/tuned/wirebench-rust",
+                (
+                    (
+                        "cargo",
+                        "build",
+                        "--profile",
+                        "tuned",
+                        "--manifest-path",
+                        "drivers/rust/Cargo.toml",
+                    ),
+                ),
+                "cargo profile `tuned`: release with lto = fat, codegen-units = 1",
+            ),
+        },
         tools=("cargo", "capnp", "protoc", "flatc"),
         pkgconfig=(),
         install_hint="rustup, for cargo; " + APT_CPP,
@@ -127,12 +206,30 @@ DRIVERS = {
     "go": Driver(
         lang="go",
         toolchain="gc",
-        executable="drivers/go/bin/wirebench-go",
         # `go generate` runs capnpc-go and protoc-gen-go, pinned as tools in go.mod.
-        build=(
-            ("go", "-C", "drivers/go", "generate", "./..."),
-            ("go", "-C", "drivers/go", "build", "-o", "bin/wirebench-go", "./cmd/wirebench-go"),
-        ),
+        builds={
+            "stock": Build("drivers/go/bin/wirebench-go", (_GO_GENERATE, _GO_STOCK), "go build"),
+            "tuned": Build(
+                "drivers/go/bin/wirebench-go-tuned",
+                (
+                    _GO_GENERATE,
+                    _GO_STOCK,
+                    lambda log: pgo.profile_go(ROOT / "drivers/go/bin", log),
+                    (
+                        "go",
+                        "-C",
+                        "drivers/go",
+                        "build",
+                        "-pgo=bin/default.pgo",
+                        "-o",
+                        "bin/wirebench-go-tuned",
+                        "./cmd/wirebench-go",
+                    ),
+                ),
+                "go build -pgo: profile-guided, from a CPU profile of the stock driver "
+                "running its own local cells (wirebench/pgo.py)",
+            ),
+        },
         tools=("go", "capnp", "protoc", "flatc"),
         pkgconfig=(),
         install_hint="Go 1.24 or later from go.dev; " + APT_CPP,
@@ -140,10 +237,21 @@ DRIVERS = {
     "java": Driver(
         lang="java",
         toolchain="openjdk",
-        # A committed launcher that starts the JVM with the flags in docs/methodology.md.
-        executable="drivers/java/wirebench-java",
-        artifact="drivers/java/target/wirebench-java.jar",
-        build=(("mvn", "-q", "-B", "-f", "drivers/java/pom.xml", "package", "-DskipTests"),),
+        # Committed launchers that start the JVM with the flags in docs/methodology.md.
+        builds={
+            "stock": Build(
+                "drivers/java/wirebench-java",
+                (_MVN,),
+                "the launcher's measurement flags only (fixed heap, SerialGC)",
+                _JAR,
+            ),
+            "tuned": Build(
+                "drivers/java/wirebench-java-tuned",
+                (_MVN,),
+                "the stock flags plus -XX:+UseTransparentHugePages",
+                _JAR,
+            ),
+        },
         tools=("java", "mvn", "flatc"),
         pkgconfig=(),
         install_hint="apt-get install -y openjdk-17-jdk-headless maven",
@@ -158,13 +266,16 @@ def get(name: str) -> Driver:
         raise DriverError(f"unknown language {name!r}; known: {', '.join(DRIVERS)}") from None
 
 
-def _ask(driver: Driver, *args: str) -> str:
-    if not driver.is_built():
+def _ask(driver: Driver, build: str, *args: str) -> str:
+    if not driver.is_built(build):
+        how = "" if build == DEFAULT_BUILD else f" --build {build}"
         raise DriverError(
-            f"the {driver.name} driver is not built: run `wirebench build {driver.name}`"
+            f"the {driver.name} driver ({build}) is not built: run "
+            f"`wirebench build{how} {driver.name}`"
         )
     try:
-        proc = subprocess.run([str(driver.path), *args], capture_output=True, text=True, timeout=60)
+        argv = [str(driver.path(build)), *args]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise DriverError(f"`{driver.name} {' '.join(args)}` failed: {e}") from None
     if proc.returncode != 0:
@@ -173,12 +284,12 @@ def _ask(driver: Driver, *args: str) -> str:
 
 
 @cache
-def info(name: str) -> dict:
+def info(name: str, build: str = DEFAULT_BUILD) -> dict:
     """The driver's `info`: identity, protocol version, library versions. A driver of
     another protocol version, or that says it is another language or toolchain than its
     registration, is refused by name."""
     d = get(name)
-    text = _ask(d, "info")
+    text = _ask(d, build, "info")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -198,10 +309,10 @@ def info(name: str) -> dict:
 
 
 @cache
-def list_cells(name: str) -> tuple[dict, ...]:
-    """The cells the driver supports, as it lists them."""
+def list_cells(name: str, build: str = DEFAULT_BUILD) -> tuple[dict, ...]:
+    """The cells the driver supports, as it lists them (the same in every build)."""
     entries = []
-    for n, line in enumerate(_ask(get(name), "list").splitlines(), 1):
+    for n, line in enumerate(_ask(get(name), build, "list").splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -49,7 +49,10 @@ def git_state() -> dict:
     }
 
 
-def provenance(langs: list[str]) -> dict:
+def provenance(builds: list[tuple[str, str]]) -> dict:
+    """The run's machine and code: the drivers' identities and library versions, and each
+    build profile's flags as the registration states them and as the driver reports."""
+    names = sorted({name for name, _ in builds})
     return {
         "git": git_state(),
         "host": platform.node(),
@@ -61,8 +64,19 @@ def provenance(langs: list[str]) -> dict:
         "os": _os_release(),
         "governor": governor(),
         "python": sys.version.split()[0],
-        "drivers": {lang: drivers.info(lang) for lang in langs},
+        "drivers": {name: drivers.info(name, _first_build(builds, name)) for name in names},
+        "builds": {
+            f"{name} {build}": {
+                "flags": drivers.get(name).profile(build).flags,
+                "reported": drivers.info(name, build).get("build"),
+            }
+            for name, build in builds
+        },
     }
+
+
+def _first_build(builds, name) -> str:
+    return next(b for n, b in builds if n == name)
 
 
 def _meminfo_total() -> int | None:

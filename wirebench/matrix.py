@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import suites
 from .cells import Cell, sort_key
+from .drivers import BUILDS, DEFAULT_BUILD
 from .suites import ExpandContext, signature
 
 
@@ -101,7 +102,14 @@ def expand(
         pairs_of_profile=profile,
     )
     chosen = filters.get("suite")
+    builds = sorted(filters.get("build") or {DEFAULT_BUILD}, key=BUILDS.index)
     cells: list[Cell] = []
+
+    def add(suite, case, lang, lib, params, server, toolchain):
+        for build in builds:  # the same cell in every build asked for
+            params = {**params, "build": build}
+            cells.append(Cell.make(suite.name, case, lang, lib, params, server, toolchain))
+
     for driver, entries in listed.items():
         lang, toolchain = identities[driver]
         if not keep(lang, "lang"):
@@ -115,14 +123,12 @@ def expand(
             case, lib = entry["case"], entry["lib"]
             if suite.accompanies_every_run:
                 if include_limits or (chosen and suite.name in chosen):
-                    cells.append(
-                        Cell.make(suite.name, case, lang, lib, entry["params"], None, toolchain)
-                    )
+                    add(suite, case, lang, lib, entry["params"], None, toolchain)
                 continue
             if not (keep(suite.name, "suite") and keep(case, "case") and keep(lib, "lib")):
                 continue
             for params, server in suite.expand(driver, entry, ctx):
-                cells.append(Cell.make(suite.name, case, lang, lib, params, server, toolchain))
+                add(suite, case, lang, lib, params, server, toolchain)
     cells = sorted(set(cells), key=sort_key)
     only_accompanying = chosen and all(suites.SUITES[s].accompanies_every_run for s in chosen)
     if not only_accompanying and not [

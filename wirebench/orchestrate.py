@@ -5,9 +5,10 @@ execute it with progress callbacks, and build its report. Nothing here prints.""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 
-from . import drivers, env, matrix, report, runner, suites
+from . import drivers, env, instructions, matrix, report, runner, suites
 from .cells import Cell, Plan, PlanEntry
 from .profiles import PROFILES, Profile
 
@@ -29,6 +30,7 @@ class Request:
     pairs: str | None = None  # --pair CLIENT:SERVER,...
     no_pairs: bool = False
     no_limits: bool = False
+    measure: str = "time"  # time | instructions | all (both)
 
 
 def selected_drivers(req: Request) -> list[str]:
@@ -58,11 +60,21 @@ def selected_drivers(req: Request) -> list[str]:
     return sorted(set(chosen) | {x for p in pairs or () for x in p})
 
 
+def selected_builds(req: Request) -> list[str]:
+    """The build profiles a request runs (stock unless --build says otherwise)."""
+    try:
+        wanted = matrix.parse_filter("build", req.filters.get("build"))
+    except matrix.MatrixError as e:
+        raise RunError(str(e)) from None
+    return [b for b in drivers.BUILDS if b in (wanted or {drivers.DEFAULT_BUILD})]
+
+
 def plan(req: Request, names: list[str]) -> Plan:
     """The plan of a request over built drivers. Raises RunError naming what is wrong."""
     try:
         parsed = {k: matrix.parse_filter(k, req.filters.get(k)) for k in matrix.FILTER_NAMES}
-        listed = {name: list(drivers.list_cells(name)) for name in names}
+        first = selected_builds(req)[0]  # every build lists the same cells
+        listed = {name: list(drivers.list_cells(name, first)) for name in names}
         cells = matrix.expand(
             listed,
             parsed,
@@ -73,12 +85,36 @@ def plan(req: Request, names: list[str]) -> Plan:
         )
     except (matrix.MatrixError, drivers.DriverError) as e:
         raise RunError(str(e)) from None
-    return make_plan(cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout)
+    if req.measure != "time" and shutil.which("valgrind") is None:
+        raise RunError("--measure instructions needs valgrind: apt-get install -y valgrind")
+    if req.measure == "instructions":
+        # An instruction run of a driver valgrind cannot count would be empty: say why.
+        cells = [c for c in cells if countable(c)]
+        if not cells:
+            why = "; ".join(f"{k}: {v}" for k, v in instructions.NOT_COUNTED.items())
+            raise RunError(f"the filters select no cell whose instructions are counted ({why})")
+    return make_plan(
+        cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
+    )
+
+
+def countable(cell: Cell) -> bool:
+    """Whether valgrind counts the cell's instructions (native drivers only)."""
+    return not {cell.lang, cell.server_lang} & set(instructions.NOT_COUNTED)
 
 
 def make_plan(
-    cells: list[Cell], profile: Profile, reps=None, samples=None, iters=None, timeout=None
+    cells: list[Cell],
+    profile: Profile,
+    reps=None,
+    samples=None,
+    iters=None,
+    timeout=None,
+    measure="time",
 ) -> Plan:
+    """Each cell's processes: timed ones (measure time or all) and one instruction count
+    (instructions or all) where the cell's drivers can be counted."""
+    timed = measure in ("time", "all")
     entries = []
     for cell in cells:
         suite = cell.spec
@@ -88,14 +124,19 @@ def make_plan(
         n = n or suite.iters_for(profile.name, cell.case, cell.param)
         entries.append(
             PlanEntry(
-                cell, n, samples or profile.samples, profile.warmup_for(n), reps or profile.reps
+                cell,
+                n,
+                samples or profile.samples,
+                profile.warmup_for(n),
+                (reps or profile.reps) if timed else 0,
+                instructions=measure != "time" and countable(cell),
             )
         )
     return Plan(profile.name, timeout or profile.timeout, tuple(entries))
 
 
 def start(store, req: Request, the_plan: Plan, command: str, names: list[str]) -> int:
-    return store.create_run(req.profile, command, the_plan, env.provenance(names))
+    return store.create_run(req.profile, command, the_plan, env.provenance(the_plan.builds))
 
 
 def resume(store, run_id: int) -> tuple[Plan, str | None]:
@@ -114,18 +155,18 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
     return store.plan(run_id), warning
 
 
+def executables(the_plan: Plan) -> dict:
+    """The executable of every (driver, build) the plan starts."""
+    return {(n, b): drivers.get(n).path(b) for n, b in the_plan.builds}
+
+
 def execute(store, run_id: int, the_plan: Plan, progress) -> str:
     """Runs what the plan still lacks; the run's final status (complete, interrupted)."""
-    names = the_plan.drivers
-    executables = {name: drivers.get(name).path for name in names}
     identities = {
-        drivers.get(name).path: {
-            "lang": drivers.get(name).lang,
-            "toolchain": drivers.get(name).toolchain,
-        }
-        for name in names
+        drivers.get(n).path(b): {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
+        for n, b in the_plan.builds
     }
-    return runner.run_plan(store, run_id, the_plan, executables, progress, identities)
+    return runner.run_plan(store, run_id, the_plan, executables(the_plan), progress, identities)
 
 
 def build_report(store, run_id: int | None, compare=None, against=None) -> report.Report:
@@ -150,7 +191,11 @@ def catalogue() -> dict:
             "lang": d.lang,
             "toolchain": d.toolchain,
             "built": d.is_built(),
-            "executable": d.executable,
+            "executable": d.profile(drivers.DEFAULT_BUILD).executable,
+            "builds": {
+                b: {"built": d.is_built(b), "executable": spec.executable, "flags": spec.flags}
+                for b, spec in d.builds.items()
+            },
             "missing": d.missing(),
         }
         if d.is_built():

@@ -9,6 +9,7 @@ The renderers (terminal, Markdown, JSON; HTML later) only lay a Report out.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -17,6 +18,7 @@ import numpy as np
 
 from . import stats, suites
 from .cells import Cell, sort_key
+from .drivers import BUILDS
 
 # -- the model ---------------------------------------------------------------------------------
 
@@ -182,11 +184,17 @@ def _metric_cells(spec: suites.MetricSpec, r: CellResult) -> list[str]:
     return [fmt_summary(s, m.unit) + (" !" if s.noisy else "")]
 
 
+def param_columns(suite: suites.Suite, results: list[CellResult]) -> list[str]:
+    """The suite's parameters that the run's cells carry (a run stored before `build`
+    existed has none), in the suite's order."""
+    return [n for n in suite.param_names() if any(n in r.cell.param for r in results)]
+
+
 def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table]:
     """One table per case: every metric's median (per iteration) with its interval, or
     a histogram's percentiles with theirs."""
     tables = []
-    names = suite.param_names()
+    names = param_columns(suite, results)
     for case in suite.cases:
         rows = []
         for r in (r for r in results if r.cell.case == case):
@@ -201,6 +209,29 @@ def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table
                 Table(f"{suite.name} / {case}", ["impl", *names, "status", *metric_heads], rows)
             )
     return tables
+
+
+def _ratio_cell(q: stats.Ratio, a: CellResult | None = None, b=None, metric="") -> str:
+    """A ratio with its interval; beside a time ratio, the two cells' instruction ratio
+    where both were counted (an exact figure: no interval), so that a reader sees when a
+    time difference is noise. Not for suites that compare several operations: a cell's
+    count covers all of them."""
+    text = f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]"
+    if a is None or metric == "instructions" or a.cell.spec.compared:
+        return text
+    if "instructions" in a.metrics and "instructions" in b.metrics:
+        ia, ib = a.summary("instructions").median, b.summary("instructions").median
+        text += f" (instr {ia / ib:.2f})"
+    return text
+
+
+def compared_metrics(suite: suites.Suite, results: list[CellResult]) -> tuple[str, ...]:
+    """The metrics the run's cells of a suite are compared on: the suite's timed ones, or
+    for a run that only counted instructions, the count."""
+    mine = [r for r in results if r.cell.suite == suite.name and r.ok]
+    timed = tuple(m for m in suite.compared_metrics if any(m in r.metrics for r in mine))
+    counted = any("instructions" in r.metrics for r in mine)
+    return timed or (("instructions",) if counted else ())
 
 
 def _metric_title(suite: suites.Suite, metric: str) -> str:
@@ -238,7 +269,8 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
             c = r.cell
             if c.suite == suite.name and r.ok and _single(r) and getattr(c, by) in sides:
                 sides[getattr(c, by)][(c.case, getattr(c, other), c.toolchain, c.params)] = r
-        for metric in suite.compared_metrics:
+        names = param_columns(suite, results)
+        for metric in compared_metrics(suite, results):
             rows = []
             for key, ra in sides[a].items():
                 rb = sides[b].get(key)
@@ -252,10 +284,10 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
                         [
                             ra.cell.case,
                             getattr(ra.cell, other),
-                            *(ra.cell.param.get(n, "") for n in suite.param_names()),
+                            *(ra.cell.param.get(n, "") for n in names),
                             fmt_summary(ma.summary, ma.unit),
                             fmt_summary(mb.summary, mb.unit),
-                            f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                            _ratio_cell(q, ra, rb, metric),
                         ],
                     )
                 )
@@ -264,7 +296,7 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
                     Table(
                         title=f"{a} against {b}: {_metric_title(suite, metric)} per iteration, "
                         f"and {a}/{b} (below 1: {a} faster)",
-                        headers=["case", other, *suite.param_names(), a, b, f"{a}/{b}"],
+                        headers=["case", other, *names, a, b, f"{a}/{b}"],
                         rows=[row for _, row in sorted(rows)],
                     )
                 )
@@ -305,7 +337,8 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
             c = r.cell
             if c.suite == suite.name and r.ok and _single(r):
                 by_lang[c.lang][(c.case, c.lib, c.params)] = r
-        for metric in suite.compared_metrics:
+        names = param_columns(suite, results)
+        for metric in compared_metrics(suite, results):
             rows = []
             for key, rb in by_lang[base].items():
                 if metric not in rb.metrics:
@@ -314,7 +347,7 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
                 row = [
                     rb.cell.case,
                     rb.cell.lib,
-                    *(rb.cell.param.get(n, "") for n in suite.param_names()),
+                    *(rb.cell.param.get(n, "") for n in names),
                     fmt_summary(mb.summary, mb.unit),
                 ]
                 for lang in others:
@@ -323,7 +356,7 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
                         row.append("-")
                         continue
                     q = stats.paired_ratio(r.metric(metric).rounds, mb.rounds)
-                    row.append(f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]")
+                    row.append(_ratio_cell(q, r, rb, metric))
                 rows.append((sort_key(rb.cell), row))
             if rows:
                 tables.append(
@@ -331,13 +364,121 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
                         title=f"Languages against {base}: {base}'s "
                         f"{_metric_title(suite, metric)} per iteration, every other "
                         f"language's as a ratio to it (below 1: faster than {base})",
-                        headers=["case", "lib", *suite.param_names(), base]
+                        headers=["case", "lib", *names, base]
                         + [f"{lang}/{base}" for lang in others],
                         rows=[row for _, row in sorted(rows)],
                     )
                 )
     if not tables:
         raise CompareError(f"the run has no cell of {base}")
+    return tables
+
+
+def build_tables(results: list[CellResult]) -> list[Table]:
+    """What each language gains from the tuned build over the stock one: every cell run in
+    both builds with tuned/stock of each compared metric, paired by round, and per suite
+    and language the geometric mean of those ratios, their range, and how many cells'
+    intervals lie wholly below 1 (faster), above it (slower), or straddle it."""
+    per_cell, summary = [], []
+    for suite in suites.SUITES.values():
+        if suite.accompanies_every_run:
+            continue
+        by_build: dict[str, dict] = {b: {} for b in BUILDS}
+        for r in results:
+            c = r.cell
+            if c.suite == suite.name and r.ok:
+                key = (c.case, c.impl, tuple(p for p in c.params if p[0] != "build"))
+                by_build[c.build][key] = r
+        names = [n for n in param_columns(suite, results) if n != "build"]
+        for metric in compared_metrics(suite, results):
+            rows, gains = [], {}
+            for key, rs in by_build["stock"].items():
+                rt = by_build["tuned"].get(key)
+                if rt is None or metric not in rs.metrics or metric not in rt.metrics:
+                    continue
+                ms, mt = rs.metric(metric), rt.metric(metric)
+                q = stats.paired_ratio(mt.rounds, ms.rounds)
+                gains.setdefault(rs.cell.lang, []).append(q)
+                row = [rs.cell.case, rs.cell.impl, *(rs.cell.param.get(n, "") for n in names)]
+                row += [fmt_summary(ms.summary, ms.unit), fmt_summary(mt.summary, mt.unit)]
+                rows.append((sort_key(rs.cell), [*row, _ratio_cell(q, rt, rs, metric)]))
+            if rows:
+                title = _metric_title(suite, metric)
+                per_cell.append(
+                    Table(
+                        f"Tuned against stock: {title} per iteration in each build, and "
+                        "tuned/stock (below 1: the tuned build is faster)",
+                        ["case", "impl", *names, "stock", "tuned", "tuned/stock"],
+                        [row for _, row in sorted(rows)],
+                    )
+                )
+            for lang, qs in sorted(gains.items()):
+                values = np.array([q.value for q in qs])
+                summary.append(
+                    [
+                        title,
+                        lang,
+                        str(len(qs)),
+                        f"{float(np.exp(np.mean(np.log(values)))):.2f}",
+                        f"{values.min():.2f}-{values.max():.2f}",
+                        str(sum(q.high < 1 for q in qs)),
+                        str(sum(q.low > 1 for q in qs)),
+                        str(sum(q.low <= 1 <= q.high for q in qs)),
+                    ]
+                )
+    if not summary:
+        return []
+    head = Table(
+        "What the tuned build gains over stock, per suite and language: the geometric mean "
+        "of the cells' tuned/stock ratios and their range; cells whose 95% interval is "
+        "below 1 (faster), above 1 (slower), or holds 1 (no difference shown)",
+        ["metric", "lang", "cells", "geomean", "range", "faster", "slower", "no difference"],
+        summary,
+    )
+    return [head, *per_cell]
+
+
+COUNTS = ("instructions", "est_cycles")
+
+
+def _timed(r: CellResult) -> bool:
+    """A cell with timed samples (or no number at all), not only instruction counts."""
+    return not r.ok or any(m.kind == "samples" and n not in COUNTS for n, m in r.metrics.items())
+
+
+def instruction_tables(results: list[CellResult]) -> list[Table]:
+    """Per suite, every counted cell's instructions and estimated cycles per iteration
+    (instructions.py; for a suite that compares several operations, all of a cell's
+    operations together), beside its median time where the run measured one."""
+    tables = []
+    for suite in suites.SUITES.values():
+        counted = [r for r in results if r.cell.suite == suite.name and "instructions" in r.metrics]
+        if not counted:
+            continue
+        names = param_columns(suite, counted)
+        rows = []
+        for r in counted:
+            instr, cycles = (r.summary(m).median for m in COUNTS)
+            timed = r.metrics.get(suite.primary)
+            rows.append(
+                [
+                    r.cell.case,
+                    r.cell.impl,
+                    *(r.cell.param.get(n, "") for n in names),
+                    f"{instr:,.0f}",
+                    f"{cycles:,.0f}",
+                    f"{cycles / instr:.2f}",
+                    fmt_value(timed.summary.median, timed.unit) if timed else "-",
+                ]
+            )
+        tables.append(
+            Table(
+                f"{suite.name}: instructions and estimated cycles per iteration (valgrind, "
+                "exact: no interval)",
+                ["case", "impl", *names, "instr", "est. cycles", "cycles/instr", suite.primary],
+                rows,
+            )
+        )
     return tables
 
 
@@ -423,13 +564,24 @@ def build(
         # Not while no baseline cell has a number yet (or when the run has no C++).
         with contextlib.suppress(CompareError):
             tables += against_tables(results, BASELINE)
+    tables += build_tables(results)
+    tables += instruction_tables(results)
     readings = []
+    # A suite's own tables set numbers side by side: one set of tables per build, each
+    # titled with its build, so that no table mixes two (a run stored before builds were
+    # recorded has one set, untitled).
+    recorded = {r.cell.param.get("build") for r in results}
     for suite in suites.SUITES.values():
-        mine = [r for r in results if r.cell.suite == suite.name]
-        if mine:
-            tables += suite.tables(mine, {"all": results})
-            if suite.reading:
-                readings.append(suite.reading)
+        for build in [b for b in (*BUILDS, None) if b in recorded]:
+            same = [r for r in results if r.cell.param.get("build") == build and _timed(r)]
+            mine = [r for r in same if r.cell.suite == suite.name]
+            if not mine:
+                continue
+            for t in suite.tables(mine, {"all": same}):
+                title = f"{t.title} [build {build}]" if build else t.title
+                tables.append(dataclasses.replace(t, title=title))
+        if suite.reading and any(r.cell.suite == suite.name for r in results):
+            readings.append(suite.reading)
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)

@@ -7,13 +7,14 @@ inconsistent or unverified result becomes an Outcome with status "error" and the
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import signal
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import processes, protocol
+from . import instructions, processes, protocol
 from .cells import Plan, Task
 from .protocol import Metric
 from .suites import ResultError
@@ -62,7 +63,14 @@ def _identity(identities: Identities | None, exe: Path | None) -> dict:
 
 
 def execute(task: Task, identities: Identities | None = None) -> Outcome:
-    """Runs one process (two for a pipe cell) of a cell and judges the result."""
+    """Runs one process (two for a pipe cell) of a cell and judges the result; or, for an
+    instruction count, the two runs under valgrind that make one (instructions.py)."""
+    if task.measure == "instructions":
+        return _count(task, identities)
+    return _with_fixtures(task, identities)
+
+
+def _with_fixtures(task: Task, identities, wrap=None) -> Outcome:
     suite = task.cell.spec
     workdirs: dict[str, str] = {}
     try:
@@ -72,17 +80,21 @@ def execute(task: Task, identities: Identities | None = None) -> Outcome:
                 fixtures[name] = str(suite.input_file(task.cell))
             else:
                 workdirs[name] = fixtures[name] = tempfile.mkdtemp(prefix=f"wirebench-{name}-")
-        return _execute(task, suite, fixtures, identities)
+        return _execute(task, suite, fixtures, identities, wrap)
     finally:
         for d in workdirs.values():
             shutil.rmtree(d, ignore_errors=True)
 
 
-def _execute(task, suite, fixtures, identities) -> Outcome:
+def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
     c = task.cell
     pipe = c.is_pipe
-    client_argv = [str(task.client)] + driver_args(task, "client" if pipe else None, fixtures)
-    server_argv = [str(task.server)] + driver_args(task, "server", fixtures) if pipe else None
+    wrap = wrap or (lambda role: [])
+    client_argv = wrap("client") + [str(task.client)]
+    client_argv += driver_args(task, "client" if pipe else None, fixtures)
+    server_argv = None
+    if pipe:
+        server_argv = wrap("server") + [str(task.server)] + driver_args(task, "server", fixtures)
     try:
         done = processes.run(client_argv, c.param, task.timeout, server_argv)
     except OSError as e:
@@ -125,6 +137,43 @@ def _execute(task, suite, fixtures, identities) -> Outcome:
     return outcome
 
 
+def _count(task: Task, identities) -> Outcome:
+    """Instructions and estimated cycles per iteration: the difference of two runs under
+    cachegrind, n1 and n2 iterations, each checked as a timed run is."""
+    n1, n2 = instructions.iteration_counts(task.iters)
+    roles = ("client", "server") if task.cell.is_pipe else ("client",)
+    totals, runs = [], []
+    for n in (n1, n2):
+        # Under valgrind a driver runs some 50-100 times slower than its timed processes.
+        sub = dataclasses.replace(
+            task, iters=n, samples=1, warmup=max(1, n1 // 10), timeout=task.timeout * 10
+        )
+        with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
+            run = _with_fixtures(sub, identities, lambda role: instructions.wrap(out_dir, role))
+            if not run.ok:
+                run.error = f"under valgrind, {n} iterations: {run.error}"
+                return run
+            try:
+                counts = [instructions.read_counts(out_dir, role) for role in roles]
+            except instructions.CountError as e:
+                return Outcome("error", str(e), commands=run.commands)
+        totals.append({k: sum(c[k] for c in counts) for k in counts[0]})
+        runs.append(run)
+    first, second = totals
+    ir = second["Ir"] - first["Ir"]
+    cycles = instructions.estimated_cycles(second) - instructions.estimated_cycles(first)
+    if ir <= 0:
+        return Outcome("error", f"the instruction count did not grow from {n1} to {n2} iterations")
+    last = runs[-1]
+    # Its timed samples ran under valgrind: only what does not depend on time is kept.
+    last.metrics = {k: m for k, m in last.metrics.items() if m.kind == "scalar"} | {
+        "instructions": Metric("instructions", "instr", "samples", n2 - n1, (ir,)),
+        "est_cycles": Metric("est_cycles", "cycles", "samples", n2 - n1, (cycles,)),
+    }
+    last.commands = runs[0].commands + last.commands
+    return last
+
+
 def _claimed(result: dict) -> dict:
     return {"lang": result.get("lang"), "toolchain": result.get("toolchain")}
 
@@ -136,7 +185,7 @@ def run_plan(
     store,
     run_id: int,
     plan: Plan,
-    executables: dict[str, Path],
+    executables: dict[tuple[str, str], Path],
     progress,
     identities: Identities | None = None,
 ) -> str:
@@ -157,7 +206,7 @@ def run_plan(
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, previous)
     try:
-        for rep, task, reps in plan.tasks(executables):
+        for rep, task, last in plan.tasks(executables):
             key = task.cell.key
             if (key, rep) in done or key in failed:
                 progress(task, rep, "skipped")
@@ -167,7 +216,7 @@ def run_plan(
             store.add_process(run_id, key, rep, outcome)
             if not outcome.ok:
                 failed.add(key)  # a cell that failed once has no number: skip its rest
-            if not outcome.ok or rep == reps - 1:
+            if not outcome.ok or last:
                 finish_cell(store, run_id, task.cell)
             progress(task, rep, outcome)
             if stop.received:  # the raise was lost (a signal handled inside a finalizer)
@@ -207,5 +256,5 @@ def reconcile(store, run_id: int, plan: Plan) -> None:
         if e.cell.key not in pending:
             continue
         procs = store.processes(run_id, e.cell.key)
-        if len(procs) >= e.reps or any(p["status"] != "ok" for p in procs):
+        if len(procs) >= e.processes or any(p["status"] != "ok" for p in procs):
             finish_cell(store, run_id, e.cell)

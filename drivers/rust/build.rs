@@ -70,7 +70,14 @@ fn main() {
         println!("cargo:rustc-env={var}={}", locked_version(&lock, krate));
     }
     println!("cargo:rerun-if-changed=Cargo.lock");
-    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    // The Cargo profile's name (release, tuned): PROFILE says only "release" for every
+    // profile that inherits from it, but OUT_DIR is <target>/<profile>/build/<pkg>/out.
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let profile = out_dir
+        .ancestors()
+        .nth(3)
+        .and_then(|p| p.file_name())
+        .map_or("unknown".into(), |p| p.to_string_lossy().into_owned());
     println!("cargo:rustc-env=WB_PROFILE={profile}");
     let opt = std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into());
     println!("cargo:rustc-env=WB_OPT_LEVEL={opt}");

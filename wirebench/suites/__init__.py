@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..drivers import BUILDS
+
 if TYPE_CHECKING:
     from ..cells import Cell, Task
     from ..protocol import Metric
@@ -64,6 +66,17 @@ class ExpandContext:
     pairs_of_profile: str | None
 
 
+# The harness's parameter of every cell of every suite: which build of the drivers ran it
+# (drivers.BUILDS). Cells of two builds are never paired in one ratio.
+BUILD = Param(
+    "build",
+    BUILDS,
+    "the drivers' build profile: stock (each ecosystem's default release build) or tuned",
+    harness=True,
+)
+CORE_PARAMS = (BUILD,)
+
+
 def signature(entry: dict) -> tuple:
     """A listed cell's identity across drivers."""
     return (entry["suite"], entry["case"], entry["lib"], tuple(sorted(entry["params"].items())))
@@ -92,11 +105,16 @@ class Suite:
     iters: dict[str, dict[str, int]] = field(default_factory=dict)
 
     # -- the matrix ---------------------------------------------------------------------
+    @property
+    def all_params(self) -> tuple[Param, ...]:
+        """The suite's parameters, then the core's (build)."""
+        return (*self.params, *CORE_PARAMS)
+
     def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
+        return next((p for p in self.all_params if p.name == name), None)
 
     def driver_params(self, params: dict[str, str]) -> dict[str, str]:
-        harness = {p.name for p in self.params if p.harness}
+        harness = {p.name for p in self.all_params if p.harness}
         return {k: v for k, v in params.items() if k not in harness}
 
     def expand(self, driver: str, entry: dict, ctx: ExpandContext) -> list[tuple[dict, str | None]]:
@@ -147,7 +165,7 @@ class Suite:
         return self.compared or (self.primary,)
 
     def param_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params)
+        return tuple(p.name for p in self.all_params)
 
 
 def _registry() -> dict[str, Suite]:
@@ -171,13 +189,16 @@ def all_params() -> dict[str, tuple[str, ...]]:
     order): the command line's filters."""
     out: dict[str, list[str]] = {}
     for suite in SUITES.values():
-        for p in suite.params:
+        for p in suite.all_params:
             values = out.setdefault(p.name, [])
             values += [v for v in p.values if v not in values]
     return {k: tuple(v) for k, v in out.items()}
 
 
 def param_help(name: str) -> str:
+    core = next((p for p in CORE_PARAMS if p.name == name), None)
+    if core is not None:
+        return core.help
     return "; ".join(
         f"{s.name}: {s.param(name).help}" for s in SUITES.values() if s.param(name) is not None
     )

@@ -18,6 +18,9 @@
 #include "registry.h"
 #include "result.h"
 
+#ifndef WB_BUILD_PROFILE
+#define WB_BUILD_PROFILE "unknown"
+#endif
 #ifndef WB_BUILD_TYPE
 #define WB_BUILD_TYPE "unknown"
 #endif
@@ -206,7 +209,7 @@ int info() {
     }
   }
   Json build;
-  build.str("type", WB_BUILD_TYPE).str("flags", WB_CXX_FLAGS);
+  build.str("profile", WB_BUILD_PROFILE).str("type", WB_BUILD_TYPE).str("flags", WB_CXX_FLAGS);
   Json j;
   j.num("protocol", kProtocol)
       .str("lang", kLang)

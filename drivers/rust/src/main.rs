@@ -354,9 +354,7 @@ fn info() {
     let mut build = Json::default();
     build
         .str("profile", env!("WB_PROFILE"))
-        .str("opt-level", env!("WB_OPT_LEVEL"))
-        .str("lto", "fat")
-        .str("codegen-units", "1");
+        .str("opt-level", env!("WB_OPT_LEVEL"));
     let suites: Vec<String> = SUITES.iter().map(|s| json::quote(s.name())).collect();
     let mut j = Json::default();
     j.num("protocol", json::PROTOCOL)

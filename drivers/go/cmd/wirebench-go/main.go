@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -395,11 +396,29 @@ func realMain(argv []string) error {
 		if err != nil {
 			return err
 		}
+		if path := os.Getenv("WIREBENCH_CPUPROFILE"); path != "" {
+			return profiled(path, func() error { return r.Suite.Run(r) })
+		}
 		return r.Suite.Run(r)
 	case "golden":
 		return goldenCommand(argv)
 	}
 	return core.Usage("unknown command '%s'", argv[0])
+}
+
+// profiled runs f under the CPU profiler, writing the profile to path: the tuned build's
+// profile-guided optimisation learns from the driver's own cells (wirebench/pgo.py).
+func profiled(path string, f func() error) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // run is the whole driver; it returns the exit status.
