@@ -82,6 +82,45 @@ class Child:
         return f"{name} exited with status {code}: {tail}"
 
 
+def cpu_times() -> dict[int, list[int]]:
+    """/proc/stat's jiffies per CPU: user nice system idle iowait irq softirq steal ..."""
+    out = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *values = line.split()
+            if name.startswith("cpu") and name != "cpu":
+                out[int(name[3:])] = [int(v) for v in values]
+    return out
+
+
+_JIFFY_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+IDLE, IOWAIT, STEAL = 3, 4, 7
+
+
+@dataclass
+class Noise:
+    """What else happened on the machine while a process ran: time the hypervisor gave
+    its CPUs to others (steal), and the CPU time other programs used (other load, in CPUs:
+    0.5 is half a CPU busy with something else on average)."""
+
+    steal_ns: int
+    other_load: float
+
+    @staticmethod
+    def between(before, after, cpus: set[int] | None, own_ns: int, wall_ns: int) -> Noise:
+        watched = cpus or set(after)
+        steal = sum(after[c][STEAL] - before[c][STEAL] for c in watched if c in before)
+        busy = sum(
+            sum(after[c])
+            - sum(before[c])
+            - sum(after[c][i] - before[c][i] for i in (IDLE, IOWAIT, STEAL))
+            for c in after
+            if c in before
+        )
+        other = max(0.0, busy * _JIFFY_NS - own_ns) / wall_ns if wall_ns else 0.0
+        return Noise(int(steal * _JIFFY_NS), round(other, 3))
+
+
 @dataclass
 class Finished:
     """A local process, or a client and its server, after they ended (or were killed)."""
@@ -90,6 +129,7 @@ class Finished:
     timed_out: bool
     wall_ns: int
     pids: list[int] = field(default_factory=list)
+    noise: Noise | None = None
 
     @property
     def client(self) -> Child:
@@ -160,6 +200,7 @@ def run(
 
     # A daemon, started inside the try: a Ctrl-C at any point must neither leave the timer
     # running nor keep the harness alive until it fires.
+    before = cpu_times()
     timer = threading.Timer(timeout, on_timeout)
     timer.daemon = True
     try:
@@ -170,12 +211,12 @@ def run(
         timer.cancel()
         for child in children:
             child.kill()
-    return Finished(
-        children,
-        timed_out.is_set(),
-        time.monotonic_ns() - start,
-        [c.proc.pid for c in children],
-    )
+    wall_ns = time.monotonic_ns() - start
+    done = Finished(children, timed_out.is_set(), wall_ns, [c.proc.pid for c in children])
+    pinned = (client_cpus or set()) | (server_cpus or set())
+    own_ns = done.user_ns + done.sys_ns
+    done.noise = Noise.between(before, cpu_times(), pinned or None, own_ns, wall_ns)
+    return done
 
 
 def _fds(names: tuple[str, str], in_fd: int, out_fd: int) -> list[str]:

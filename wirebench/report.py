@@ -57,6 +57,8 @@ class CellResult:
     metrics: dict[str, MetricData]
     cpu_ns: int | None
     max_rss_kb: int | None
+    steal: float | None = None  # the largest share of a process's wall time stolen
+    other_load: float | None = None  # the largest other load (CPUs) while a process ran
 
     @property
     def ok(self) -> bool:
@@ -125,6 +127,8 @@ def load(store, run_id: int) -> list[CellResult]:
                 metrics=metrics.get(row["key"], {}) if ok else {},
                 cpu_ns=row["cpu_ns"],
                 max_rss_kb=row["max_rss_kb"],
+                steal=row["steal"],
+                other_load=row["other_load"],
             )
         )
     return sorted(results, key=lambda r: sort_key(r.cell))
@@ -635,8 +639,21 @@ def _noisiest(r: CellResult) -> stats.Summary | None:
     return max(found, key=lambda s: s.spread, default=None)
 
 
+# Above these a cell's numbers are marked: the hypervisor took over 1% of a process's
+# wall time from its CPUs, or other programs kept a quarter of a CPU busy on average.
+STEAL_LIMIT, LOAD_LIMIT = 0.01, 0.25
+
+
 def _lists(rep: Report, bullet: str) -> list[str]:
     out = []
+    stolen = [r for r in rep.results if (r.steal or 0) > STEAL_LIMIT]
+    if stolen:
+        out += ["", f"Cells measured under steal (over {STEAL_LIMIT:.0%} of a process's time):"]
+        out += [f"{bullet}{r.cell.key}: up to {r.steal:.1%}" for r in stolen]
+    loaded = [r for r in rep.results if (r.other_load or 0) > LOAD_LIMIT]
+    if loaded:
+        out += ["", f"Cells measured while other programs ran (over {LOAD_LIMIT} CPU busy):"]
+        out += [f"{bullet}{r.cell.key}: up to {r.other_load:.2f} CPU" for r in loaded]
     if rep.noisy:
         out += ["", f"Cells with spread above {stats.SPREAD_LIMIT:.0%}:"]
         out += [f"{bullet}{r.cell.key}: {_noisiest(r).spread * 100:.1f}%" for r in rep.noisy]
@@ -723,6 +740,8 @@ def as_json(rep: Report) -> dict:
             "metrics": {name: _metric_json(m) for name, m in r.metrics.items()},
             "cpu_ns": r.cpu_ns,
             "max_rss_kb": r.max_rss_kb,
+            "steal": r.steal,
+            "other_load": r.other_load,
         }
 
     run = rep.run

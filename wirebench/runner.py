@@ -34,6 +34,8 @@ class Outcome:
     user_ns: int = 0
     sys_ns: int = 0
     max_rss_kb: int = 0
+    steal_ns: int | None = None  # processes.Noise: the hypervisor's steal on its CPUs
+    other_load: float | None = None  # and other programs' CPU use while it ran
     commands: list[str] = field(default_factory=list)
     pids: list[int] = field(default_factory=list)
 
@@ -105,6 +107,8 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
         user_ns=done.user_ns,
         sys_ns=done.sys_ns,
         max_rss_kb=done.max_rss_kb,
+        steal_ns=done.noise.steal_ns,
+        other_load=done.noise.other_load,
         commands=done.commands,
         pids=done.pids,
     )

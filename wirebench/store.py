@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .cells import Plan
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE runs (
@@ -47,6 +47,8 @@ CREATE TABLE cells (
     max_rss_kb INTEGER,                -- largest peak RSS of any of its processes
     finished TEXT,
     toolchain TEXT,                    -- NULL: the language's primary driver
+    steal REAL,                        -- largest share of a process's wall time stolen
+    other_load REAL,                   -- largest other load (CPUs) while a process ran
     PRIMARY KEY (run_id, key)
 );
 CREATE TABLE processes (
@@ -59,6 +61,8 @@ CREATE TABLE processes (
     result TEXT,                       -- JSON: the driver's result (and the server's)
     command TEXT,                      -- the exact command line(s)
     finished TEXT NOT NULL,
+    steal_ns INTEGER,                  -- the hypervisor's steal on the process's CPUs
+    other_load REAL,                   -- other programs' CPU use while it ran, in CPUs
     PRIMARY KEY (run_id, key, rep)
 );
 CREATE TABLE metrics (
@@ -102,7 +106,19 @@ def _migrate_1_to_2(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
-MIGRATIONS = {1: _migrate_1_to_2}  # from version N to N + 1
+def _migrate_2_to_3(db: sqlite3.Connection) -> None:
+    """Version 3 records the machine's noise: each process's steal and other load, and
+    their worst per cell. Older rows have none (NULL: not recorded)."""
+    for table, column, kind in (
+        ("processes", "steal_ns", "INTEGER"),
+        ("processes", "other_load", "REAL"),
+        ("cells", "steal", "REAL"),
+        ("cells", "other_load", "REAL"),
+    ):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}  # from version N to N + 1
 
 
 def _now() -> str:
@@ -225,8 +241,8 @@ class Store:
         with self._transaction():
             self.db.execute(
                 "INSERT OR REPLACE INTO processes (run_id, key, rep, status, error, wall_ns, "
-                "user_ns, sys_ns, max_rss_kb, result, command, finished) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     key,
@@ -240,6 +256,8 @@ class Store:
                     json.dumps({"client": outcome.result, "server": outcome.server}),
                     " | ".join(outcome.commands),
                     _now(),
+                    outcome.steal_ns,
+                    outcome.other_load,
                 ),
             )
             self.db.execute(
@@ -276,15 +294,19 @@ class Store:
     def finish_cell(self, run_id: int, key: str, status: str, error: str | None) -> None:
         """Completes a cell with the status its suite judged, and its processes' costs."""
         procs = self.processes(run_id, key)
+        stolen = [p["steal_ns"] / p["wall_ns"] for p in procs if p["steal_ns"] and p["wall_ns"]]
+        loads = [p["other_load"] for p in procs if p["other_load"] is not None]
         self.db.execute(
-            "UPDATE cells SET status = ?, error = ?, cpu_ns = ?, max_rss_kb = ?, finished = ? "
-            "WHERE run_id = ? AND key = ?",
+            "UPDATE cells SET status = ?, error = ?, cpu_ns = ?, max_rss_kb = ?, finished = ?, "
+            "steal = ?, other_load = ? WHERE run_id = ? AND key = ?",
             (
                 status,
                 error,
                 sum((p["user_ns"] or 0) + (p["sys_ns"] or 0) for p in procs),
                 max((p["max_rss_kb"] or 0 for p in procs), default=None),
                 _now(),
+                max(stolen, default=0.0 if procs else None),
+                max(loads, default=None),
                 run_id,
                 key,
             ),

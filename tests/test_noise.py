@@ -1,0 +1,45 @@
+"""The machine's noise beside every number: steal and other programs' load per process,
+the worst per cell, and the cells measured under them named in the report."""
+
+import json
+
+from click.testing import CliRunner
+
+from wirebench import cli, report
+from wirebench.processes import Noise
+from wirebench.store import Store
+
+from .test_store import ARGS
+
+
+def jiffies(user=0, idle=0, steal=0):
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    return [user, 0, 0, idle, 0, 0, 0, steal, 0, 0]
+
+
+def test_steal_is_read_on_the_pinned_cpus_and_load_is_everyone_elses_cpu_time():
+    before = {0: jiffies(), 1: jiffies()}
+    # One second (100 jiffies at 100 Hz): CPU 1 ran the driver (80) and lost 10 to steal;
+    # CPU 0 ran other programs for 50 and lost 30.
+    after = {0: jiffies(user=50, idle=20, steal=30), 1: jiffies(user=80, idle=10, steal=10)}
+    hz = 1e9 / 100
+    noise = Noise.between(before, after, {1}, own_ns=int(80 * hz), wall_ns=int(100 * hz))
+    assert noise.steal_ns == int(10 * hz)
+    assert noise.other_load == 0.5
+
+
+def test_every_process_records_its_noise_and_the_report_names_stolen_cells(fake, tmp_path):
+    db = tmp_path / "w.db"
+    r = CliRunner().invoke(cli.main, [*ARGS[:-2], "--repeat", "2", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    store = Store(db)
+    rows = store.db.execute("SELECT steal_ns, other_load FROM processes").fetchall()
+    assert rows and all(s is not None and load is not None for s, load in rows)
+    # A cell whose process lost 3% of its time to the hypervisor is named as such.
+    key = store.cells(1)[0]["key"]
+    store.db.execute("UPDATE cells SET steal = 0.03, other_load = 0.6 WHERE key = ?", (key,))
+    md = report.markdown(report.build(store, 1))
+    assert f"- {key}: up to 3.0%" in md
+    assert f"- {key}: up to 0.60 CPU" in md
+    data = json.loads(CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)]).output)
+    assert {c["key"]: c["steal"] for c in data["cells"]}[key] == 0.03
