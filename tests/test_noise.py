@@ -43,3 +43,29 @@ def test_every_process_records_its_noise_and_the_report_names_stolen_cells(fake,
     assert f"- {key}: up to 0.60 CPU" in md
     data = json.loads(CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)]).output)
     assert {c["key"]: c["steal"] for c in data["cells"]}[key] == 0.03
+
+
+def test_aa_twins_measure_a_cell_twice_and_give_the_noise_floor(fake, tmp_path):
+    db = tmp_path / "w.db"
+    args = ["run", "--lib", "good", "--mode", "object", "--iters", "3", "--aa", "1"]
+    r = CliRunner().invoke(cli.main, [*args, "--no-limits", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)]).output)
+    keys = [c["key"] for c in data["cells"]]
+    twin = "rpc/carsales/fake/good build=stock compression=none mode=object reuse=reuse twin=b"
+    assert twin in keys
+    aa = next(t for t in data["tables"] if t["title"].startswith("A/A"))
+    assert [row[:2] for row in aa["rows"]] == [[twin.removesuffix(" twin=b"), "time"]]
+    # The fake's samples are the same in every process: its floor is 0.
+    assert aa["rows"][0][2].startswith("1.00")
+    others = [t for t in data["tables"] if not t["title"].startswith("A/A")]
+    assert not any("twin" in str(t["rows"]) or "twin" in t["headers"] for t in others)
+
+
+def test_a_ratio_within_the_noise_floor_is_no_difference():
+    from wirebench.report import differs
+    from wirebench.stats import Ratio
+
+    assert differs(Ratio(0.90, 0.85, 0.95, True), floor=0.05)
+    assert not differs(Ratio(0.97, 0.95, 0.99, True), floor=0.05)  # within the floor
+    assert not differs(Ratio(0.90, 0.80, 1.01, True), floor=0.0)  # the interval holds 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,13 @@ class Cell:
     @property
     def param(self) -> dict[str, str]:
         return dict(self.params)
+
+    def with_param(self, name: str, value: str | None) -> Cell:
+        """The same cell with one parameter set (or, for None, removed)."""
+        params = {k: v for k, v in self.params if k != name}
+        if value is not None:
+            params[name] = value
+        return dataclasses.replace(self, params=tuple(sorted(params.items())))
 
     @property
     def build(self) -> str:

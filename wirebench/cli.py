@@ -170,6 +170,14 @@ def _filter_options(f):
 @click.option("--no-pairs", is_flag=True, help="Leave out the profile's cross-language pairs.")
 @click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
 @click.option(
+    "--aa",
+    "twins",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="A/A twins per suite and language: cells measured twice, for the noise floor.",
+)
+@click.option(
     "--measure",
     type=click.Choice(["time", "instructions", "all"]),
     default="time",
@@ -197,6 +205,7 @@ def run(
     no_pairs,
     no_limits,
     measure,
+    twins,
     resume,
     show_report,
     as_json,
@@ -205,7 +214,7 @@ def run(
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
-        asked = pair or repeat or samples or iters or timeout or measure != "time"
+        asked = pair or repeat or samples or iters or timeout or measure != "time" or twins
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
         store = _open_store(db)
@@ -229,6 +238,7 @@ def run(
             no_pairs=no_pairs,
             no_limits=no_limits,
             measure=measure,
+            twins=twins,
         )
         try:
             names = orchestrate.selected_drivers(req)

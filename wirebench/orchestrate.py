@@ -31,6 +31,7 @@ class Request:
     no_pairs: bool = False
     no_limits: bool = False
     measure: str = "time"  # time | instructions | all (both)
+    twins: int = 0  # A/A twins per suite and language (the noise floor)
 
 
 def selected_drivers(req: Request) -> list[str]:
@@ -93,9 +94,25 @@ def plan(req: Request, names: list[str]) -> Plan:
         if not cells:
             why = "; ".join(f"{k}: {v}" for k, v in instructions.NOT_COUNTED.items())
             raise RunError(f"the filters select no cell whose instructions are counted ({why})")
+    cells += twins(cells, req.twins)
     return make_plan(
         cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
     )
+
+
+def twins(cells: list[Cell], per: int) -> list[Cell]:
+    """A/A twins: for each suite and language, `per` of its cells (evenly spread through
+    them in reading order) measured again as `twin=b`, interleaved with the rest."""
+    groups: dict[tuple, list[Cell]] = {}
+    for c in cells:
+        if not c.spec.accompanies_every_run and c.server_lang in (None, c.lang):
+            groups.setdefault((c.suite, c.lang, c.toolchain, c.build), []).append(c)
+    out = []
+    for group in groups.values():
+        n = min(per, len(group))
+        for i in range(n):
+            out.append(group[(2 * i + 1) * len(group) // (2 * n)].with_param("twin", "b"))
+    return out
 
 
 def countable(cell: Cell) -> bool:

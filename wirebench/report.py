@@ -378,11 +378,48 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
     return tables
 
 
-def build_tables(results: list[CellResult]) -> list[Table]:
+def aa_table(results: list[CellResult]) -> tuple[Table | None, float]:
+    """Each A/A twin against its cell (the same work, measured twice in one run), and the
+    run's noise floor: the largest distance from 1 of those ratios (0 without twins)."""
+    by_key = {r.cell.key: r for r in results}
+    rows, floor = [], 0.0
+    for twin in (r for r in results if "twin" in r.cell.param):
+        first = by_key.get(twin.cell.with_param("twin", None).key)
+        if first is None or not (twin.ok and first.ok):
+            continue
+        for metric in compared_metrics(twin.cell.spec, [first]):
+            if metric in twin.metrics:
+                q = stats.paired_ratio(twin.metric(metric).rounds, first.metric(metric).rounds)
+                floor = max(floor, abs(q.value - 1))
+                rows.append([first.cell.key, metric, _ratio_cell(q)])
+    if not rows:
+        return None, 0.0
+    table = Table(
+        "A/A: cells measured twice in this run, the second time over the first (should be 1)",
+        ["cell", "metric", "twin/first"],
+        rows,
+    )
+    return table, floor
+
+
+def differs(q: stats.Ratio, floor: float) -> bool:
+    """A ratio that is a difference: its interval excludes 1, and it is farther from 1
+    than the run's A/A noise floor."""
+    return (q.high < 1 or q.low > 1) and abs(q.value - 1) > floor
+
+
+AA_READING = (
+    "A/A twins are cells measured twice in one run: their ratios show the run's noise. "
+    "The farthest from 1 ({floor:.1%}) is the noise floor: a ratio is called a difference "
+    "only if its interval excludes 1 and it is farther from 1 than that."
+)
+
+
+def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
     """What each language gains from the tuned build over the stock one: every cell run in
     both builds with tuned/stock of each compared metric, paired by round, and per suite
-    and language the geometric mean of those ratios, their range, and how many cells'
-    intervals lie wholly below 1 (faster), above it (slower), or straddle it."""
+    and language the geometric mean of those ratios, their range, and how many cells are
+    faster, slower, or show no difference (interval holding 1, or within the A/A floor)."""
     per_cell, summary = [], []
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
@@ -425,17 +462,17 @@ def build_tables(results: list[CellResult]) -> list[Table]:
                         str(len(qs)),
                         f"{float(np.exp(np.mean(np.log(values)))):.2f}",
                         f"{values.min():.2f}-{values.max():.2f}",
-                        str(sum(q.high < 1 for q in qs)),
-                        str(sum(q.low > 1 for q in qs)),
-                        str(sum(q.low <= 1 <= q.high for q in qs)),
+                        str(sum(q.value < 1 and differs(q, floor) for q in qs)),
+                        str(sum(q.value > 1 and differs(q, floor) for q in qs)),
+                        str(sum(not differs(q, floor) for q in qs)),
                     ]
                 )
     if not summary:
         return []
     head = Table(
         "What the tuned build gains over stock, per suite and language: the geometric mean "
-        "of the cells' tuned/stock ratios and their range; cells whose 95% interval is "
-        "below 1 (faster), above 1 (slower), or holds 1 (no difference shown)",
+        "of the cells' tuned/stock ratios and their range; cells faster, slower, or with no "
+        "difference (the 95% interval holds 1, or the ratio is within the A/A noise floor)",
         ["metric", "lang", "cells", "geomean", "range", "faster", "slower", "no difference"],
         summary,
     )
@@ -560,7 +597,10 @@ def build(
     """Everything a report shows. A run of several languages that include the baseline
     gets the languages-against-baseline tables first (`against` picks another)."""
     run = store.run(run_id)
-    results = load(store, run_id)
+    everything = load(store, run_id)
+    # A/A twins only establish the noise floor; every other table leaves them out.
+    results = [r for r in everything if "twin" not in r.cell.param]
+    aa, floor = aa_table(everything)
     tables = compare_tables(results, *compare) if compare else []
     if against:
         tables += against_tables(results, against)
@@ -568,9 +608,12 @@ def build(
         # Not while no baseline cell has a number yet (or when the run has no C++).
         with contextlib.suppress(CompareError):
             tables += against_tables(results, BASELINE)
-    tables += build_tables(results)
+    tables += build_tables(results, floor)
     tables += instruction_tables(results)
     readings = []
+    if aa:
+        tables.append(aa)
+        readings.append(AA_READING.format(floor=floor))
     # A suite's own tables set numbers side by side: one set of tables per build, each
     # titled with its build, so that no table mixes two (a run stored before builds were
     # recorded has one set, untitled).
@@ -590,16 +633,16 @@ def build(
     if jit:
         tables.append(jit)
         readings.append(JIT_READING)
-    noisy = [r for r in results if (s := _noisiest(r)) is not None and s.noisy]
+    noisy = [r for r in everything if (s := _noisiest(r)) is not None and s.noisy]
     return Report(
         run=dict(run),
         provenance=json.loads(run["provenance"]),
-        results=results,
+        results=everything,
         tables=tables,
         readings=readings,
         noisy=noisy,
-        errors=[r for r in results if r.status == "error"],
-        pending=[r for r in results if r.status == "pending"],
+        errors=[r for r in everything if r.status == "error"],
+        pending=[r for r in everything if r.status == "pending"],
     )
 
 

@@ -74,7 +74,12 @@ BUILD = Param(
     "the drivers' build profile: stock (each ecosystem's default release build) or tuned",
     harness=True,
 )
-CORE_PARAMS = (BUILD,)
+# A/A: a cell measured twice in one run, the second time as its twin. The pair's ratio
+# should be 1; how far it strays is the run's noise floor (report.aa_table).
+TWIN = Param(
+    "twin", ("b",), "an A/A twin: the same cell again, for the run's noise floor", harness=True
+)
+CORE_PARAMS = (BUILD, TWIN)
 
 
 def signature(entry: dict) -> tuple:
