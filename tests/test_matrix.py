@@ -213,3 +213,27 @@ def test_unknown_pair_language():
     parsed = {k: None for k in matrix.FILTER_NAMES}
     with pytest.raises(matrix.MatrixError, match="unknown language in --pair: java"):
         matrix.expand(TWO, parsed, pairs=matrix.parse_pairs("java:cpp"))
+
+
+def test_the_cells_a_ratio_compares_run_back_to_back_and_take_turns_going_first():
+    from pathlib import Path
+
+    from wirebench.cells import Plan, PlanEntry
+    from wirebench.orchestrate import twins
+
+    cells = [
+        matrix.Cell.make("rpc", case, lang, "capnp", {"mode": "bytes", "build": "stock"})
+        for case in ("carsales", "eval")
+        for lang in ("cpp", "rust")
+    ]
+    cells += twins(cells, 1)  # an A/A twin runs beside its cell too
+    plan = Plan("quick", 60, tuple(PlanEntry(c, 10, 1, 1, 2) for c in sorted(cells)))
+    exe = {(lang, "stock"): Path(lang) for lang in ("cpp", "rust")}
+    order = [
+        (rep, t.cell.case, t.cell.lang, "twin" in t.cell.param) for rep, t, _ in plan.tasks(exe)
+    ]
+    rounds = [[o[1:] for o in order if o[0] == rep] for rep in (0, 1)]
+    cases = [case for case, _, _ in rounds[0]]
+    assert cases == sorted(cases)  # each case's cells together
+    firsts = [next(o for o in r if o[0] == "eval") for r in rounds]
+    assert firsts[0] != firsts[1]  # the first of a group changes from round to round

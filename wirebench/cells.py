@@ -202,9 +202,12 @@ class Plan:
         `executables` maps a (driver, build) to its executable.
 
         Interleaved: every cell's first process, then every cell's second, and so on, so
-        that a slow drift of the machine touches all cells alike and the ratios measured
-        in one run stay fair. Instruction counts come after every timed process: they do
-        not depend on the machine's state.
+        that a slow drift of the machine touches all cells alike. Within a round the cells
+        a ratio sets side by side (the same case, library and parameters in each language,
+        build or A/A twin) run back to back, seconds apart rather than minutes, so that
+        the drift cancels in their ratio; which of them goes first rotates from round to
+        round. Instruction counts come after every timed process: they do not depend on
+        the machine's state.
         """
         order = []
 
@@ -221,10 +224,17 @@ class Plan:
                 measure=measure,
             )
 
+        groups: dict[tuple, list[PlanEntry]] = {}
+        for e in self.entries:
+            c = e.cell
+            same_work = tuple(p for p in c.params if p[0] not in ("build", "twin"))
+            groups.setdefault((c.suite, c.case, c.lib, same_work), []).append(e)
         for rep in range(max((e.reps for e in self.entries), default=0)):
-            for e in self.entries:
-                if rep < e.reps:
-                    order.append((rep, task(e, "time"), rep == e.processes - 1))
+            for group in groups.values():
+                turn = rep % len(group)
+                for e in group[turn:] + group[:turn]:
+                    if rep < e.reps:
+                        order.append((rep, task(e, "time"), rep == e.processes - 1))
         for e in self.entries:
             if e.instructions:
                 order.append((e.reps, task(e, "instructions"), True))

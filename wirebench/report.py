@@ -321,6 +321,73 @@ def _single_langs(results: list[CellResult]) -> set[str]:
     }
 
 
+HEADLINE_WIDTH = 0.05  # a headline ratio's interval should lie within ±5% of it
+
+
+def headline_table(results: list[CellResult], base: str) -> Table | None:
+    """The run in one table: per suite, compared metric and library, every language
+    against the baseline as the geometric mean of its cells' ratios (the same cells on
+    both sides, paired by round), with one 95% interval (stats.paired_geomean_ratio) and,
+    where both sides were counted, the same mean of instruction ratios. `!` marks an
+    interval wider than ±5%."""
+    langs = sorted(_single_langs(results) - {base})
+    rows = []
+    for suite in suites.SUITES.values():
+        if suite.accompanies_every_run:
+            continue
+        by_lang: dict[str, dict] = {}
+        for r in results:
+            c = r.cell
+            if c.suite == suite.name and r.ok and _single(r):
+                by_lang.setdefault(c.lang, {})[(c.case, c.lib, c.params)] = r
+        base_cells = by_lang.get(base, {})
+        for metric in compared_metrics(suite, results):
+            for lib in sorted({k[1] for k in base_cells}, key=_lib_order(suite)):
+                row, counted = [suite.name, metric, lib], 0
+                for lang in langs:
+                    pairs = [
+                        (r, base_cells[k])
+                        for k, r in by_lang.get(lang, {}).items()
+                        if k[1] == lib
+                        and k in base_cells
+                        and metric in r.metrics
+                        and metric in base_cells[k].metrics
+                    ]
+                    if not pairs:
+                        row.append("-")
+                        continue
+                    counted = max(counted, len(pairs))
+                    q = stats.paired_geomean_ratio(
+                        [(a.metric(metric).rounds, b.metric(metric).rounds) for a, b in pairs]
+                    )
+                    wide = max(q.value - q.low, q.high - q.value) / q.value > HEADLINE_WIDTH
+                    text = _ratio_cell(q) + (" !" if wide else "")
+                    instr = [
+                        a.summary("instructions").median / b.summary("instructions").median
+                        for a, b in pairs
+                        if "instructions" in a.metrics and "instructions" in b.metrics
+                    ]
+                    if len(instr) == len(pairs) and not suite.compared and metric != "instructions":
+                        text += f" (instr {float(np.exp(np.mean(np.log(instr)))):.2f})"
+                    row.append(text)
+                if counted:
+                    rows.append([*row[:3], str(counted), *row[3:]])
+    if not rows:
+        return None
+    return Table(
+        f"Headline: every language against {base}, per suite and library: the geometric "
+        f"mean of its cells' ratios to {base}'s (the same cells, paired by round) with a "
+        "95% interval; ! marks an interval wider than ±5% (below 1: faster)",
+        ["suite", "metric", "lib", "cells", *[f"{lang}/{base}" for lang in langs]],
+        rows,
+    )
+
+
+def _lib_order(suite: suites.Suite):
+    order = list(suite.lib_order)
+    return lambda lib: (order.index(lib) if lib in order else len(order), lib)
+
+
 def against_tables(results: list[CellResult], base: str) -> list[Table]:
     """Every language against one (the C++ reference by default): each cell of the
     baseline with its median, and beside it every other language's for the same library
@@ -602,6 +669,11 @@ def build(
     results = [r for r in everything if "twin" not in r.cell.param]
     aa, floor = aa_table(everything)
     tables = compare_tables(results, *compare) if compare else []
+    base = against or BASELINE
+    if against or len(_single_langs(results)) > 1:
+        headline = headline_table(results, base)
+        if headline:
+            tables.append(headline)
     if against:
         tables += against_tables(results, against)
     elif len(_single_langs(results)) > 1:

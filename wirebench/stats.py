@@ -126,6 +126,27 @@ def paired_ratio(a: dict[int, list[float]], b: dict[int, list[float]]) -> Ratio:
     return Ratio(value, *_interval(ma, mb), paired=True)
 
 
+def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
+    """The geometric mean of several cells' A/B ratios, each paired by round, with one
+    interval for it: every bootstrap resample picks the same rounds for every cell (the
+    rounds ran close in time), so a drift of the machine moves all cells together while
+    each cell's own process-to-process noise averages out over the cells."""
+    rounds = sorted(set.intersection(*(set(a) & set(b) for a, b in pairs)))
+    if not rounds:
+        raise ValueError("a paired geometric mean needs rounds that every cell ran")
+    rng = _rng()
+    picked = rng.integers(0, len(rounds), size=(BOOTSTRAP, len(rounds)))
+    logs, values = np.zeros(BOOTSTRAP), []
+    for a, b in pairs:
+        ga, gb = [a[r] for r in rounds], [b[r] for r in rounds]
+        logs += np.log(bootstrap_medians(ga, rng, picked) / bootstrap_medians(gb, rng, picked))
+        values.append(float(np.median(_flat(ga))) / float(np.median(_flat(gb))))
+    value = float(np.exp(np.mean(np.log(values))))
+    alpha = (1 - CONFIDENCE) / 2
+    low, high = np.exp(np.quantile(logs / len(pairs), [alpha, 1 - alpha]))
+    return Ratio(value, float(low), float(high), paired=True)
+
+
 def unpaired_ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
     """The ratio of two cells whose processes did not run side by side (two runs, two
     machines): each side resampled on its own, so a drift between them is not cancelled
