@@ -237,3 +237,36 @@ def test_the_cells_a_ratio_compares_run_back_to_back_and_take_turns_going_first(
     assert cases == sorted(cases)  # each case's cells together
     firsts = [next(o for o in r if o[0] == "eval") for r in rounds]
     assert firsts[0] != firsts[1]  # the first of a group changes from round to round
+
+
+def test_the_headline_run_keeps_the_stratified_few():
+    from wirebench.orchestrate import headline
+
+    listed = {
+        "cpp": LISTED["cpp"]
+        + [
+            {"suite": "codec", "case": "log", "lib": "capnp", "params": p}
+            for p in (
+                {"buffer": "reused", "strings": "owned", "validation": "lazy"},
+                {"buffer": "fresh", "strings": "owned", "validation": "lazy"},
+            )
+        ]
+    }
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    cells = headline(matrix.expand(listed, parsed), listed)
+    rpc = {(c.case, c.lib, c.param["mode"]) for c in cells if c.suite == "rpc"}
+    assert rpc == {
+        (case, lib, mode)
+        for case in ("carsales", "catrank", "eval")
+        for lib in ("capnp", "protobuf", "null")
+        for mode in ("object", "bytes", "pipe")
+        if mode != "pipe" or lib == "capnp"
+    }
+    assert all(
+        c.param["reuse"] == "reuse" and c.param["compression"] == "none"
+        for c in cells
+        if c.suite == "rpc"
+    )
+    codec = [c.param["buffer"] for c in cells if c.suite == "codec"]
+    assert codec == ["reused"]  # the library's default (first listed) cell only
+    assert len([c for c in cells if c.suite == "limit"]) == 3

@@ -170,6 +170,12 @@ def _filter_options(f):
 @click.option("--no-pairs", is_flag=True, help="Leave out the profile's cross-language pairs.")
 @click.option("--no-limits", is_flag=True, help="Leave out the memcpy limit cells.")
 @click.option(
+    "--headline",
+    is_flag=True,
+    help="Only the headline cells each suite chooses (what `make bench` runs; "
+    "docs/methodology.md says what they leave out).",
+)
+@click.option(
     "--aa",
     "twins",
     type=click.IntRange(0),
@@ -205,6 +211,7 @@ def run(
     no_pairs,
     no_limits,
     measure,
+    headline,
     twins,
     resume,
     show_report,
@@ -214,7 +221,9 @@ def run(
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
-        asked = pair or repeat or samples or iters or timeout or measure != "time" or twins
+        asked = (
+            pair or repeat or samples or iters or timeout or measure != "time" or twins or headline
+        )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
         store = _open_store(db)
@@ -239,6 +248,7 @@ def run(
             no_limits=no_limits,
             measure=measure,
             twins=twins,
+            headline=headline,
         )
         try:
             names = orchestrate.selected_drivers(req)

@@ -32,6 +32,7 @@ class Request:
     no_limits: bool = False
     measure: str = "time"  # time | instructions | all (both)
     twins: int = 0  # A/A twins per suite and language (the noise floor)
+    headline: bool = False  # only the cells each suite puts in the headline run
 
 
 def selected_drivers(req: Request) -> list[str]:
@@ -86,6 +87,8 @@ def plan(req: Request, names: list[str]) -> Plan:
         )
     except (matrix.MatrixError, drivers.DriverError) as e:
         raise RunError(str(e)) from None
+    if req.headline:
+        cells = headline(cells, listed)
     if req.measure != "time" and shutil.which("valgrind") is None:
         raise RunError("--measure instructions needs valgrind: apt-get install -y valgrind")
     if req.measure == "instructions":
@@ -98,6 +101,24 @@ def plan(req: Request, names: list[str]) -> Plan:
     return make_plan(
         cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
     )
+
+
+def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
+    """The cells each suite puts in the headline run (Suite.headline)."""
+    firsts = set()  # (suite, case, lib, driver params) of each library's first listed cell
+    for entries in listed.values():
+        seen = set()
+        for e in entries:
+            if (e["suite"], e["case"], e["lib"]) not in seen:
+                seen.add((e["suite"], e["case"], e["lib"]))
+                firsts.add((e["suite"], e["case"], e["lib"], tuple(sorted(e["params"].items()))))
+    return [
+        c
+        for c in cells
+        if c.spec.headline(
+            c, (c.suite, c.case, c.lib, tuple(sorted(c.driver_params.items()))) in firsts
+        )
+    ]
 
 
 def twins(cells: list[Cell], per: int) -> list[Cell]:

@@ -128,6 +128,12 @@ class Suite:
         only."""
         return [] if ctx.pairs else [(dict(entry["params"]), None)]
 
+    def headline(self, cell: Cell, default: bool) -> bool:
+        """Whether the cell is in the headline run (`wirebench run --headline`, what `make
+        bench` runs): a stratified few that every headline ratio needs. `default`: the
+        cell is the first its driver lists for its case and library. By default, all."""
+        return True
+
     def iters_for(self, profile: str, case: str, params: dict[str, str]) -> int:
         return self.iters[profile][case]
 

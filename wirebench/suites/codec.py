@@ -170,6 +170,11 @@ class Codec(Suite):
             "size_lz4": Metric("size_lz4", "B", "scalar", value=len(lz4_block(data))),
         }
 
+    def headline(self, cell, default):
+        """Each library's default cell (its first: every operation it has, its usual
+        variant) in both cases. Left out: the variants (buffer, strings, validation)."""
+        return default
+
     def judge_cell(self, processes: list[dict]) -> tuple[str, str | None]:
         status, error = super().judge_cell(processes)
         sizes = {_size(p) for p in processes}

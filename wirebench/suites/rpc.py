@@ -63,6 +63,18 @@ READING = (
 
 
 class Rpc(Suite):
+    def headline(self, cell, default):
+        """Reuse, no compression, object and bytes for every library (the work, then the
+        work plus its wire format), and capnp over a pipe in one language (the seed's
+        headline mode). Left out: no-reuse, packing, pipe-async, other placements and
+        libraries over pipes, cross-language pairs."""
+        p = cell.param
+        if p.get("reuse") != "reuse" or p.get("compression") != "none":
+            return False
+        if p.get("mode") == "pipe":
+            return cell.lib == "capnp" and cell.server_lang == cell.lang
+        return p.get("mode") in ("object", "bytes")
+
     def expand(self, driver, entry, ctx: ExpandContext):
         """A pipe cell becomes one cell per placement and per server driver: with --pair,
         exactly those client:server pairs (and no other cells); without, the client's own
