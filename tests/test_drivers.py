@@ -91,3 +91,21 @@ def test_every_driver_says_who_it_is(name):
     info = drivers.info(name)  # refuses another protocol or identity
     assert set(info["suites"]) == {"rpc", "codec", "limit"}
     assert info["versions"]
+
+
+@pytest.mark.parametrize("name", list(drivers.DRIVERS))
+def test_each_build_reports_itself_and_lists_the_same_cells(name):
+    """The tuned build is not part of `make test` (a second optimised build of every
+    driver): where it has been built, it says which it is and lists what stock lists."""
+    d = drivers.DRIVERS[name]
+    if not (d.is_built("stock") and d.is_built("tuned")):
+        pytest.skip(f"the {name} driver is not built in both profiles")
+    stock, tuned = (drivers.info(name, b)["build"] for b in ("stock", "tuned"))
+    assert stock != tuned
+    if name in ("cpp", "rust"):
+        assert tuned["profile"] == "tuned"
+    if name == "go":
+        assert "-pgo" in tuned and "-pgo" not in stock
+    if name == "java":
+        assert "-XX:+UseTransparentHugePages" in tuned["jvm_flags"]
+    assert drivers.list_cells(name, "tuned") == drivers.list_cells(name, "stock")
