@@ -325,11 +325,11 @@ HEADLINE_WIDTH = 0.05  # a headline ratio's interval should lie within ±5% of i
 
 
 def headline_table(results: list[CellResult], base: str) -> Table | None:
-    """The run in one table: per suite, compared metric and library, every language
-    against the baseline as the geometric mean of its cells' ratios (the same cells on
-    both sides, paired by round), with one 95% interval (stats.paired_geomean_ratio) and,
-    where both sides were counted, the same mean of instruction ratios. `!` marks an
-    interval wider than ±5%."""
+    """The run in one table: per suite, compared metric and library (and all libraries
+    together), every language against the baseline as the geometric mean of its cells'
+    ratios (the same cells on both sides, paired by round), with one 95% interval
+    (stats.paired_geomean_ratio) and, where both sides were counted, the same mean of
+    instruction ratios. `!` marks an interval wider than ±5%."""
     langs = sorted(_single_langs(results) - {base})
     rows = []
     for suite in suites.SUITES.values():
@@ -342,13 +342,14 @@ def headline_table(results: list[CellResult], base: str) -> Table | None:
                 by_lang.setdefault(c.lang, {})[(c.case, c.lib, c.params)] = r
         base_cells = by_lang.get(base, {})
         for metric in compared_metrics(suite, results):
-            for lib in sorted({k[1] for k in base_cells}, key=_lib_order(suite)):
+            libs = sorted({k[1] for k in base_cells}, key=_lib_order(suite))
+            for lib in [*libs, "all"] if len(libs) > 1 else libs:
                 row, counted = [suite.name, metric, lib], 0
                 for lang in langs:
                     pairs = [
                         (r, base_cells[k])
                         for k, r in by_lang.get(lang, {}).items()
-                        if k[1] == lib
+                        if lib in (k[1], "all")
                         and k in base_cells
                         and metric in r.metrics
                         and metric in base_cells[k].metrics
