@@ -5,7 +5,7 @@
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
 
-.PHONY: setup build bench bench-standard test test-drivers test-harness lint
+.PHONY: setup build bench bench-full bench-standard test test-drivers test-harness lint
 
 setup:
 	scripts/setup.sh
@@ -13,11 +13,14 @@ setup:
 build: setup
 	$(WIREBENCH) build
 
-# The default run, quick profile: rpc's reuse cells (every language, library, case, mode
-# and compression) and cross-language pairs, every codec cell, the memcpy limits.
-# `wirebench run` adds rpc's no-reuse half (twice the rpc time: the JVM's warm-up).
+# The default run (docs/methodology.md, "The default run"): every suite and language,
+# the headline cells each suite chooses, 4 processes each and one A/A twin per suite and
+# language, quick profile. `make bench-full` is the whole matrix at the quick counts.
 bench: build
-	$(WIREBENCH) run --reuse reuse
+	$(WIREBENCH) run --headline --aa 1 --repeat 4
+
+bench-full: build
+	$(WIREBENCH) run
 
 bench-standard: build
 	$(WIREBENCH) run --profile standard

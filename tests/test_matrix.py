@@ -260,7 +260,7 @@ def test_the_headline_run_keeps_the_stratified_few():
         for case in ("carsales", "catrank", "eval")
         for lib in ("capnp", "protobuf", "null")
         for mode in ("object", "bytes", "pipe")
-        if mode != "pipe" or lib == "capnp"
+        if mode != "pipe" or (case, lib) == ("carsales", "capnp")
     }
     assert all(
         c.param["reuse"] == "reuse" and c.param["compression"] == "none"
