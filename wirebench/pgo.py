@@ -9,6 +9,7 @@ plus two processes) with WIREBENCH_CPUPROFILE set, merged into one profile by
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -24,6 +25,14 @@ def profile_go(bin_dir: Path, log) -> Path:
     from . import suites
 
     driver = bin_dir / "wirebench-go"
+    out = bin_dir / "default.pgo"
+    # The profile of an unchanged stock driver is kept: a new one would make `go build
+    # -pgo` recompile everything (a minute) for the same code.
+    source = bin_dir / "default.pgo.from"
+    digest = hashlib.sha256(driver.read_bytes()).hexdigest()
+    if out.is_file() and source.is_file() and source.read_text() == digest:
+        log("the PGO profile is that of this stock driver: kept")
+        return out
     listed = subprocess.run([driver, "list"], capture_output=True, text=True)
     if listed.returncode != 0:
         raise ProfileError(f"`{driver} list` failed: {listed.stderr.strip()}")
@@ -36,7 +45,6 @@ def profile_go(bin_dir: Path, log) -> Path:
         and "input" not in suites.SUITES[c["suite"]].fixtures
     ]
     log(f"profiling the stock Go driver on {len(local)} local cells for PGO")
-    out = bin_dir / "default.pgo"
     with tempfile.TemporaryDirectory(prefix="wirebench-pgo-") as tmp:
         profiles = []
         for n, c in enumerate(local):
@@ -63,4 +71,5 @@ def profile_go(bin_dir: Path, log) -> Path:
         if merged.returncode != 0:
             raise ProfileError(f"merging the PGO profiles failed: {merged.stderr.decode()}")
         out.write_bytes(merged.stdout)
+    source.write_text(digest)
     return out

@@ -268,16 +268,17 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
-        sides: dict[str, dict] = {a: {}, b: {}}
-        for r in results:
-            c = r.cell
-            if c.suite == suite.name and r.ok and _single(r) and getattr(c, by) in sides:
-                sides[getattr(c, by)][(c.case, getattr(c, other), c.toolchain, c.params)] = r
+        sides = _grouped(
+            [r for r in results if _single(r)],
+            suite,
+            lambda c: getattr(c, by),
+            lambda c: (c.case, getattr(c, other), c.toolchain, c.params),
+        )
         names = param_columns(suite, results)
         for metric in compared_metrics(suite, results):
             rows = []
-            for key, ra in sides[a].items():
-                rb = sides[b].get(key)
+            for key, ra in sides.get(a, {}).items():
+                rb = sides.get(b, {}).get(key)
                 if rb is None or metric not in ra.metrics or metric not in rb.metrics:
                     continue
                 ma, mb = ra.metric(metric), rb.metric(metric)
@@ -312,6 +313,22 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
 BASELINE = "cpp"  # the reference implementation every language is read against
 
 
+def _grouped(results: list[CellResult], suite, group, key) -> dict[str, dict]:
+    """The suite's cells with a number, by group(cell), each keyed by key(cell): the two
+    sides of a comparison, matched by key."""
+    out: dict[str, dict] = {}
+    for r in results:
+        if r.cell.suite == suite.name and r.ok:
+            out.setdefault(group(r.cell), {})[key(r.cell)] = r
+    return out
+
+
+def _by_lang(results: list[CellResult], suite) -> dict[str, dict]:
+    """Single-language cells by language, keyed by case, library and parameters."""
+    single = [r for r in results if _single(r)]
+    return _grouped(single, suite, lambda c: c.lang, lambda c: (c.case, c.lib, c.params))
+
+
 def _single_langs(results: list[CellResult]) -> set[str]:
     """The languages with cells of their own (not only cross-language pairs)."""
     return {
@@ -325,63 +342,63 @@ HEADLINE_WIDTH = 0.05  # a headline ratio's interval should lie within ±5% of i
 
 
 def headline_table(results: list[CellResult], base: str) -> Table | None:
-    """The run in one table: per suite, compared metric and library (and all libraries
-    together), every language against the baseline as the geometric mean of its cells'
-    ratios (the same cells on both sides, paired by round), with one 95% interval
+    """The run in one table: per suite, compared metric, library (and all libraries
+    together) and build, every language against the baseline as the geometric mean of its
+    cells' ratios (the same cells on both sides, paired by round), with one 95% interval
     (stats.paired_geomean_ratio) and, where both sides were counted, the same mean of
     instruction ratios. `!` marks an interval wider than ±5%."""
     langs = sorted(_single_langs(results) - {base})
+    recorded = {r.cell.param.get("build") for r in results}
     rows = []
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
-        by_lang: dict[str, dict] = {}
-        for r in results:
-            c = r.cell
-            if c.suite == suite.name and r.ok and _single(r):
-                by_lang.setdefault(c.lang, {})[(c.case, c.lib, c.params)] = r
-        base_cells = by_lang.get(base, {})
-        for metric in compared_metrics(suite, results):
+        for build in [b for b in (*BUILDS, None) if b in recorded]:
+            same = [r for r in results if r.cell.param.get("build") == build]
+            by_lang = _by_lang(same, suite)
+            base_cells = by_lang.get(base, {})
             libs = sorted({k[1] for k in base_cells}, key=_lib_order(suite))
-            for lib in [*libs, "all"] if len(libs) > 1 else libs:
-                row, counted = [suite.name, metric, lib], 0
-                for lang in langs:
-                    pairs = [
-                        (r, base_cells[k])
-                        for k, r in by_lang.get(lang, {}).items()
-                        if lib in (k[1], "all")
-                        and k in base_cells
-                        and metric in r.metrics
-                        and metric in base_cells[k].metrics
-                    ]
-                    if not pairs:
-                        row.append("-")
-                        continue
-                    counted = max(counted, len(pairs))
-                    q = stats.paired_geomean_ratio(
-                        [(a.metric(metric).rounds, b.metric(metric).rounds) for a, b in pairs]
-                    )
-                    wide = max(q.value - q.low, q.high - q.value) / q.value > HEADLINE_WIDTH
-                    text = _ratio_cell(q) + (" !" if wide else "")
-                    instr = [
-                        a.summary("instructions").median / b.summary("instructions").median
-                        for a, b in pairs
-                        if "instructions" in a.metrics and "instructions" in b.metrics
-                    ]
-                    if len(instr) == len(pairs) and not suite.compared and metric != "instructions":
-                        text += f" (instr {float(np.exp(np.mean(np.log(instr)))):.2f})"
-                    row.append(text)
-                if counted:
-                    rows.append([*row[:3], str(counted), *row[3:]])
+            for metric in compared_metrics(suite, same):
+                for lib in [*libs, "all"] if len(libs) > 1 else libs:
+                    row, counted = [suite.name, metric, lib, build or "-"], 0
+                    for lang in langs:
+                        pairs = [
+                            (r, base_cells[k])
+                            for k, r in by_lang.get(lang, {}).items()
+                            if lib in (k[1], "all")
+                            and k in base_cells
+                            and metric in r.metrics
+                            and metric in base_cells[k].metrics
+                        ]
+                        counted = max(counted, len(pairs))
+                        row.append(_headline_ratio(suite, metric, pairs) if pairs else "-")
+                    if counted:
+                        rows.append([*row[:4], str(counted), *row[4:]])
     if not rows:
         return None
     return Table(
         f"Headline: every language against {base}, per suite and library: the geometric "
         f"mean of its cells' ratios to {base}'s (the same cells, paired by round) with a "
         "95% interval; ! marks an interval wider than ±5% (below 1: faster)",
-        ["suite", "metric", "lib", "cells", *[f"{lang}/{base}" for lang in langs]],
+        ["suite", "metric", "lib", "build", "cells", *[f"{lang}/{base}" for lang in langs]],
         rows,
     )
+
+
+def _headline_ratio(suite: suites.Suite, metric: str, pairs: list) -> str:
+    q = stats.paired_geomean_ratio(
+        [(a.metric(metric).rounds, b.metric(metric).rounds) for a, b in pairs]
+    )
+    wide = max(q.value - q.low, q.high - q.value) / q.value > HEADLINE_WIDTH
+    text = _ratio_cell(q) + (" !" if wide else "")
+    instr = [
+        a.summary("instructions").median / b.summary("instructions").median
+        for a, b in pairs
+        if "instructions" in a.metrics and "instructions" in b.metrics
+    ]
+    if len(instr) == len(pairs) and not suite.compared and metric != "instructions":
+        text += f" (instr {float(np.exp(np.mean(np.log(instr)))):.2f})"
+    return text
 
 
 def _lib_order(suite: suites.Suite):
@@ -404,15 +421,11 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
-        by_lang: dict[str, dict] = {lang: {} for lang in langs}
-        for r in results:
-            c = r.cell
-            if c.suite == suite.name and r.ok and _single(r):
-                by_lang[c.lang][(c.case, c.lib, c.params)] = r
+        by_lang = _by_lang(results, suite)
         names = param_columns(suite, results)
         for metric in compared_metrics(suite, results):
             rows = []
-            for key, rb in by_lang[base].items():
+            for key, rb in by_lang.get(base, {}).items():
                 if metric not in rb.metrics:
                     continue
                 mb = rb.metric(metric)
@@ -423,7 +436,7 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
                     fmt_summary(mb.summary, mb.unit),
                 ]
                 for lang in others:
-                    r = by_lang[lang].get(key)
+                    r = by_lang.get(lang, {}).get(key)
                     if r is None or metric not in r.metrics:
                         row.append("-")
                         continue
@@ -446,11 +459,16 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
     return tables
 
 
-def aa_table(results: list[CellResult]) -> tuple[Table | None, float]:
+Floors = dict[tuple[str, str], float]  # (suite, metric) -> the A/A noise floor
+
+
+def aa_table(results: list[CellResult]) -> tuple[Table | None, Floors]:
     """Each A/A twin against its cell (the same work, measured twice in one run), and the
-    run's noise floor: the largest distance from 1 of those ratios (0 without twins)."""
+    run's noise floor per suite and metric: the median distance from 1 of its twins'
+    ratios (none without twins). The median, not the largest: one erratic pair (a JVM
+    cell whose JIT struck in one process) would otherwise hide every difference."""
     by_key = {r.cell.key: r for r in results}
-    rows, floor = [], 0.0
+    rows, deviations = [], {}
     for twin in (r for r in results if "twin" in r.cell.param):
         first = by_key.get(twin.cell.with_param("twin", None).key)
         if first is None or not (twin.ok and first.ok):
@@ -458,16 +476,16 @@ def aa_table(results: list[CellResult]) -> tuple[Table | None, float]:
         for metric in compared_metrics(twin.cell.spec, [first]):
             if metric in twin.metrics:
                 q = stats.paired_ratio(twin.metric(metric).rounds, first.metric(metric).rounds)
-                floor = max(floor, abs(q.value - 1))
+                deviations.setdefault((twin.cell.suite, metric), []).append(abs(q.value - 1))
                 rows.append([first.cell.key, metric, _ratio_cell(q)])
     if not rows:
-        return None, 0.0
+        return None, {}
     table = Table(
         "A/A: cells measured twice in this run, the second time over the first (should be 1)",
         ["cell", "metric", "twin/first"],
         rows,
     )
-    return table, floor
+    return table, {k: float(np.median(v)) for k, v in deviations.items()}
 
 
 def differs(q: stats.Ratio, floor: float) -> bool:
@@ -478,12 +496,13 @@ def differs(q: stats.Ratio, floor: float) -> bool:
 
 AA_READING = (
     "A/A twins are cells measured twice in one run: their ratios show the run's noise. "
-    "The farthest from 1 ({floor:.1%}) is the noise floor: a ratio is called a difference "
+    "Per suite and metric, their median distance from 1 is the noise floor ({floors}): a "
+    "ratio is called a difference "
     "only if its interval excludes 1 and it is farther from 1 than that."
 )
 
 
-def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
+def build_tables(results: list[CellResult], floors: Floors | None = None) -> list[Table]:
     """What each language gains from the tuned build over the stock one: every cell run in
     both builds with tuned/stock of each compared metric, paired by round, and per suite
     and language the geometric mean of those ratios, their range, and how many cells are
@@ -492,17 +511,17 @@ def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
-        by_build: dict[str, dict] = {b: {} for b in BUILDS}
-        for r in results:
-            c = r.cell
-            if c.suite == suite.name and r.ok:
-                key = (c.case, c.impl, tuple(p for p in c.params if p[0] != "build"))
-                by_build[c.build][key] = r
+        by_build = _grouped(
+            results,
+            suite,
+            lambda c: c.build,
+            lambda c: (c.case, c.impl, tuple(p for p in c.params if p[0] != "build")),
+        )
         names = [n for n in param_columns(suite, results) if n != "build"]
         for metric in compared_metrics(suite, results):
             rows, gains = [], {}
-            for key, rs in by_build["stock"].items():
-                rt = by_build["tuned"].get(key)
+            for key, rs in by_build.get("stock", {}).items():
+                rt = by_build.get("tuned", {}).get(key)
                 if rt is None or metric not in rs.metrics or metric not in rt.metrics:
                     continue
                 ms, mt = rs.metric(metric), rt.metric(metric)
@@ -521,6 +540,7 @@ def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
                         [row for _, row in sorted(rows)],
                     )
                 )
+            floor = (floors or {}).get((suite.name, metric), 0.0)
             for lang, qs in sorted(gains.items()):
                 values = np.array([q.value for q in qs])
                 summary.append(
@@ -533,6 +553,7 @@ def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
                         str(sum(q.value < 1 and differs(q, floor) for q in qs)),
                         str(sum(q.value > 1 and differs(q, floor) for q in qs)),
                         str(sum(not differs(q, floor) for q in qs)),
+                        f"{floor:.1%}" if floors else "-",
                     ]
                 )
     if not summary:
@@ -541,7 +562,17 @@ def build_tables(results: list[CellResult], floor: float = 0.0) -> list[Table]:
         "What the tuned build gains over stock, per suite and language: the geometric mean "
         "of the cells' tuned/stock ratios and their range; cells faster, slower, or with no "
         "difference (the 95% interval holds 1, or the ratio is within the A/A noise floor)",
-        ["metric", "lang", "cells", "geomean", "range", "faster", "slower", "no difference"],
+        [
+            "metric",
+            "lang",
+            "cells",
+            "geomean",
+            "range",
+            "faster",
+            "slower",
+            "no difference",
+            "A/A floor",
+        ],
         summary,
     )
     return [head, *per_cell]
@@ -668,7 +699,7 @@ def build(
     everything = load(store, run_id)
     # A/A twins only establish the noise floor; every other table leaves them out.
     results = [r for r in everything if "twin" not in r.cell.param]
-    aa, floor = aa_table(everything)
+    aa, floors = aa_table(everything)
     tables = compare_tables(results, *compare) if compare else []
     base = against or BASELINE
     if against or len(_single_langs(results)) > 1:
@@ -681,12 +712,13 @@ def build(
         # Not while no baseline cell has a number yet (or when the run has no C++).
         with contextlib.suppress(CompareError):
             tables += against_tables(results, BASELINE)
-    tables += build_tables(results, floor)
+    tables += build_tables(results, floors)
     tables += instruction_tables(results)
     readings = []
     if aa:
         tables.append(aa)
-        readings.append(AA_READING.format(floor=floor))
+        shown = ", ".join(f"{s} {m} {f:.1%}" for (s, m), f in floors.items())
+        readings.append(AA_READING.format(floors=shown))
     # A suite's own tables set numbers side by side: one set of tables per build, each
     # titled with its build, so that no table mixes two (a run stored before builds were
     # recorded has one set, untitled).

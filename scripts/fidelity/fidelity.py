@@ -202,37 +202,20 @@ def build_rust_ref(src: Path, work: Path, profile: str, capnp: str) -> Path:
         f"[dependencies]\n{dep}\n\n[build-dependencies]\n{bdep}\n\n[workspace]\n"
     )
     target = work / f"ref-rust-{profile}"
-    env = {**os.environ, **CARGO_ENV[profile]}
-    run(
-        [
-            "cargo",
-            "build",
-            "--release",
-            "--manifest-path",
-            str(crate / "Cargo.toml"),
-            "--target-dir",
-            str(target),
-        ],
-        env=env,
-    )
+    cargo_release(crate / "Cargo.toml", target, profile)
     return target / "release" / "benchmark"
+
+
+def cargo_release(manifest: Path, target: Path, profile: str) -> None:
+    """`cargo build --release` with the profile's settings as cargo's environment overrides."""
+    env = {**os.environ, **CARGO_ENV[profile]}
+    cmd = ["cargo", "build", "--release", "--manifest-path", str(manifest)]
+    run([*cmd, "--target-dir", str(target)], env=env)
 
 
 def build_rust_driver(work: Path, profile: str) -> Path:
     target = work / f"rust-{profile}"
-    env = {**os.environ, **CARGO_ENV[profile]}
-    run(
-        [
-            "cargo",
-            "build",
-            "--release",
-            "--manifest-path",
-            str(REPO / "drivers" / "rust" / "Cargo.toml"),
-            "--target-dir",
-            str(target),
-        ],
-        env=env,
-    )
+    cargo_release(REPO / "drivers" / "rust" / "Cargo.toml", target, profile)
     return target / "release" / "wirebench-rust"
 
 
