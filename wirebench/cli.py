@@ -258,7 +258,7 @@ def run(
             _fail(str(e))
         store = _open_store(db)
         command = shlex.join(["wirebench", *sys.argv[1:]])
-        run_id = orchestrate.start(store, req, plan, command, names)
+        run_id = orchestrate.start(store, req, plan, command)
     status = _run_with_progress(store, run_id, plan)
     data = orchestrate.build_report(store, run_id)
     if status == "interrupted":

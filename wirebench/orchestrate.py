@@ -123,7 +123,7 @@ def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
 
 def twins(cells: list[Cell], per: int) -> list[Cell]:
     """A/A twins: for each suite and language, `per` of its cells (evenly spread through
-    them in reading order) measured again as `twin=b`, interleaved with the rest."""
+    them in reading order) measured again as `twin=b`, back to back with it."""
     groups: dict[tuple, list[Cell]] = {}
     for c in cells:
         if not c.spec.accompanies_every_run and c.server_lang in (None, c.lang):
@@ -173,7 +173,7 @@ def make_plan(
     return Plan(profile.name, timeout or profile.timeout, tuple(entries))
 
 
-def start(store, req: Request, the_plan: Plan, command: str, names: list[str]) -> int:
+def start(store, req: Request, the_plan: Plan, command: str) -> int:
     return store.create_run(req.profile, command, the_plan, env.provenance(the_plan.builds))
 
 
