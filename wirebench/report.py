@@ -762,6 +762,7 @@ def header_lines(rep: Report) -> list[str]:
         f"{lang}: " + ", ".join(f"{k} {v}" for k, v in (d.get("versions") or {}).items())
         for lang, d in (prov.get("drivers") or {}).items()
     )
+    builds = "; ".join(f"{k}: {b['flags']}" for k, b in (prov.get("builds") or {}).items())
     n = len(rep.results)
     return [
         f"run {run['id']} ({run['status']}), profile {run['profile']}, "
@@ -771,6 +772,7 @@ def header_lines(rep: Report) -> list[str]:
         f"git {rev}; host {prov.get('host')}; CPU {prov.get('cpu')} x{prov.get('cpus')}; "
         f"kernel {prov.get('kernel')}; governor {prov.get('governor') or 'not exposed'}",
         f"versions: {versions or '-'}",
+        f"builds: {builds or '-'}",
         f"command: {run['command']}",
     ]
 
