@@ -5,8 +5,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from wirebench import drivers, suites
+from wirebench import cli, drivers, suites
 from wirebench.protocol import Metric
 
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
@@ -66,6 +67,18 @@ def fake(monkeypatch):
     _clear_caches()
     yield FAKE_DRIVER
     _clear_caches()
+
+
+@pytest.fixture
+def run(fake, tmp_path):
+    """`wirebench ARGS` in this process with the fake driver, on one database."""
+    db = tmp_path / "w.db"
+
+    def invoke(*args):
+        return CliRunner().invoke(cli.main, [*args, "--db", str(db)])
+
+    invoke.db = db
+    return invoke
 
 
 def launch(args, db, env=None, **kw):

@@ -11,17 +11,6 @@ from wirebench import cli
 from .conftest import builds_at
 
 
-@pytest.fixture
-def run(fake, tmp_path):
-    db = tmp_path / "w.db"
-
-    def invoke(*args):
-        return CliRunner().invoke(cli.main, [*args, "--db", str(db)])
-
-    invoke.db = db
-    return invoke
-
-
 def test_run_then_report_and_runs(run):
     r = run("run", "--lib", "good", "--iters", "3", "--samples", "2", "--repeat", "2")
     assert r.exit_code == 0, r.output

@@ -16,7 +16,8 @@ FAKE_VALGRIND = Path(__file__).resolve().parent / "fake_valgrind.py"
 
 
 @pytest.fixture
-def run(fake, tmp_path, monkeypatch):
+def run(run, monkeypatch):
+    """The CLI (conftest's `run`), with valgrind replaced by tests/fake_valgrind.py."""
     monkeypatch.setattr(
         instructions,
         "wrap",
@@ -26,12 +27,7 @@ def run(fake, tmp_path, monkeypatch):
             f"--cachegrind-out-file={out_dir}/{role}.%p.out",
         ],
     )
-    db = tmp_path / "w.db"
-
-    def invoke(*args):
-        return CliRunner().invoke(cli.main, [*args, "--db", str(db)])
-
-    return invoke
+    return run
 
 
 ARGS = ("run", "--lib", "good", "--case", "carsales", "--iters", "100", "--no-limits")

@@ -45,6 +45,13 @@ class Cell:
         return dataclasses.replace(self, params=tuple(sorted(params.items())))
 
     @property
+    def work(self) -> tuple[tuple[str, str], ...]:
+        """The parameters that say what work the cell does: all but the core's (its build,
+        an A/A twin), which only say how it is measured."""
+        core = {p.name for p in suites.CORE_PARAMS}
+        return tuple(p for p in self.params if p[0] not in core)
+
+    @property
     def build(self) -> str:
         """The drivers' build profile the cell runs (drivers.BUILDS)."""
         return self.param.get("build", DEFAULT_BUILD)
@@ -110,12 +117,10 @@ def sort_key(cell: Cell):
     if spec is None:
         return (len(order), cell.key)
     p = cell.param
-    libs = spec.lib_order
     return (
         order.index(cell.suite),
         list(spec.cases).index(cell.case) if cell.case in spec.cases else 99,
-        libs.index(cell.lib) if cell.lib in libs else len(libs),
-        cell.lib,
+        *spec.lib_rank(cell.lib),
         cell.lang,
         cell.toolchain or "",
         cell.server_lang or "",
@@ -227,8 +232,7 @@ class Plan:
         groups: dict[tuple, list[PlanEntry]] = {}
         for e in self.entries:
             c = e.cell
-            same_work = tuple(p for p in c.params if p[0] not in ("build", "twin"))
-            groups.setdefault((c.suite, c.case, c.lib, same_work), []).append(e)
+            groups.setdefault((c.suite, c.case, c.lib, c.work), []).append(e)
         for rep in range(max((e.reps for e in self.entries), default=0)):
             for group in groups.values():
                 turn = rep % len(group)

@@ -98,14 +98,18 @@ def list_cmd(as_json: bool) -> None:
 
 
 def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> None:
-    """Builds each (driver, build profile); cargo, CMake and Go rebuild only what changed."""
+    """Builds each (driver, build profile); cargo, CMake and Go rebuild only what changed,
+    and a command two builds share runs once."""
+    ran: set = set()
     for name, build in builds:
         d = drivers.get(name)
         if only_missing and d.is_built(build):
             continue
         console.print(f"building the {name} driver ({build})", highlight=False)
         try:
-            d.build_driver(lambda m: console.print(f"  {m}", highlight=False, markup=False), build)
+            d.build_driver(
+                lambda m: console.print(f"  {m}", highlight=False, markup=False), build, ran
+            )
         except drivers.DriverError as e:
             _fail(str(e), 1)
 

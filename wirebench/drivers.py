@@ -101,7 +101,11 @@ class Driver:
                     absent.append(f"{lib} (library)")
         return absent
 
-    def build_driver(self, log, build: str = DEFAULT_BUILD) -> None:
+    def build_driver(self, log, build: str = DEFAULT_BUILD, ran: set | None = None) -> None:
+        """Runs the build's commands. `ran` holds the commands already run by this
+        invocation (for several builds at once): one that is there is not run again, so
+        that Go's tuned build does not redo the stock one nor Java's the jar."""
+        ran = set() if ran is None else ran
         absent = self.missing()
         if absent:
             raise DriverError(
@@ -117,6 +121,9 @@ class Driver:
                     what = f"building the {self.name} driver ({build})"
                     raise DriverError(f"{what} failed: {e}") from e
                 continue
+            if cmd in ran:
+                continue
+            ran.add(cmd)
             log(f"$ {' '.join(cmd)}")
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if proc.returncode != 0:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from . import drivers, env, instructions, matrix, report, runner, suites
 from .cells import Cell, Plan, PlanEntry
 from .profiles import PROFILES, Profile
+from .suites import signature
 
 
 class RunError(ValueError):
@@ -105,19 +106,17 @@ def plan(req: Request, names: list[str]) -> Plan:
 
 def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
     """The cells each suite puts in the headline run (Suite.headline)."""
-    firsts = set()  # (suite, case, lib, driver params) of each library's first listed cell
+    firsts = set()  # the signature of each library's first listed cell, per case
     for entries in listed.values():
         seen = set()
         for e in entries:
-            if (e["suite"], e["case"], e["lib"]) not in seen:
-                seen.add((e["suite"], e["case"], e["lib"]))
-                firsts.add((e["suite"], e["case"], e["lib"], tuple(sorted(e["params"].items()))))
+            if signature(e)[:3] not in seen:
+                seen.add(signature(e)[:3])
+                firsts.add(signature(e))
     return [
         c
         for c in cells
-        if c.spec.headline(
-            c, (c.suite, c.case, c.lib, tuple(sorted(c.driver_params.items()))) in firsts
-        )
+        if c.spec.headline(c, signature({**c.to_json(), "params": c.driver_params}) in firsts)
     ]
 
 

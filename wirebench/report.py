@@ -8,7 +8,6 @@ The renderers (terminal, Markdown, JSON; HTML later) only lay a Report out.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -216,17 +215,23 @@ def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table
 
 
 def _ratio_cell(q: stats.Ratio, a: CellResult | None = None, b=None, metric="") -> str:
-    """A ratio with its interval; beside a time ratio, the two cells' instruction ratio
-    where both were counted (an exact figure: no interval), so that a reader sees when a
-    time difference is noise. Not for suites that compare several operations: a cell's
-    count covers all of them."""
+    """A ratio with its interval; beside a time ratio of cells A and B, their instruction
+    ratio where both were counted (_instr_note)."""
     text = f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]"
-    if a is None or metric == "instructions" or a.cell.spec.compared:
-        return text
-    if "instructions" in a.metrics and "instructions" in b.metrics:
-        ia, ib = a.summary("instructions").median, b.summary("instructions").median
-        text += f" (instr {ia / ib:.2f})"
-    return text
+    return text if a is None else text + _instr_note([(a, b)], metric)
+
+
+def _instr_note(pairs: list[tuple[CellResult, CellResult]], metric: str) -> str:
+    """` (instr X)`: the geometric mean of the pairs' instruction ratios, an exact figure
+    (no interval) beside a time ratio, so that a reader sees when a time difference is
+    noise; empty unless every pair was counted. Not beside the count itself, nor for
+    suites that compare several operations: a cell's count covers all of them."""
+    if metric == "instructions" or pairs[0][0].cell.spec.compared:
+        return ""
+    if not all("instructions" in a.metrics and "instructions" in b.metrics for a, b in pairs):
+        return ""
+    ratios = [a.summary("instructions").median / b.summary("instructions").median for a, b in pairs]
+    return f" (instr {stats.geomean(ratios):.2f})"
 
 
 def compared_metrics(suite: suites.Suite, results: list[CellResult]) -> tuple[str, ...]:
@@ -329,6 +334,17 @@ def _by_lang(results: list[CellResult], suite) -> dict[str, dict]:
     return _grouped(single, suite, lambda c: c.lang, lambda c: (c.case, c.lib, c.params))
 
 
+def _per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellResult]]]:
+    """The results split by build, in BUILDS order: no table sets two builds side by side.
+    A run stored before builds were recorded is one part, build None."""
+    recorded = {r.cell.param.get("build") for r in results}
+    return [
+        (b, [r for r in results if r.cell.param.get("build") == b])
+        for b in (*BUILDS, None)
+        if b in recorded
+    ]
+
+
 def _single_langs(results: list[CellResult]) -> set[str]:
     """The languages with cells of their own (not only cross-language pairs)."""
     return {
@@ -348,16 +364,14 @@ def headline_table(results: list[CellResult], base: str) -> Table | None:
     (stats.paired_geomean_ratio) and, where both sides were counted, the same mean of
     instruction ratios. `!` marks an interval wider than ±5%."""
     langs = sorted(_single_langs(results) - {base})
-    recorded = {r.cell.param.get("build") for r in results}
     rows = []
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
-        for build in [b for b in (*BUILDS, None) if b in recorded]:
-            same = [r for r in results if r.cell.param.get("build") == build]
+        for build, same in _per_build(results):
             by_lang = _by_lang(same, suite)
             base_cells = by_lang.get(base, {})
-            libs = sorted({k[1] for k in base_cells}, key=_lib_order(suite))
+            libs = sorted({k[1] for k in base_cells}, key=suite.lib_rank)
             for metric in compared_metrics(suite, same):
                 for lib in [*libs, "all"] if len(libs) > 1 else libs:
                     row, counted = [suite.name, metric, lib, build or "-"], 0
@@ -371,7 +385,7 @@ def headline_table(results: list[CellResult], base: str) -> Table | None:
                             and metric in base_cells[k].metrics
                         ]
                         counted = max(counted, len(pairs))
-                        row.append(_headline_ratio(suite, metric, pairs) if pairs else "-")
+                        row.append(_headline_ratio(metric, pairs) if pairs else "-")
                     if counted:
                         rows.append([*row[:4], str(counted), *row[4:]])
     if not rows:
@@ -385,25 +399,12 @@ def headline_table(results: list[CellResult], base: str) -> Table | None:
     )
 
 
-def _headline_ratio(suite: suites.Suite, metric: str, pairs: list) -> str:
+def _headline_ratio(metric: str, pairs: list) -> str:
     q = stats.paired_geomean_ratio(
         [(a.metric(metric).rounds, b.metric(metric).rounds) for a, b in pairs]
     )
     wide = max(q.value - q.low, q.high - q.value) / q.value > HEADLINE_WIDTH
-    text = _ratio_cell(q) + (" !" if wide else "")
-    instr = [
-        a.summary("instructions").median / b.summary("instructions").median
-        for a, b in pairs
-        if "instructions" in a.metrics and "instructions" in b.metrics
-    ]
-    if len(instr) == len(pairs) and not suite.compared and metric != "instructions":
-        text += f" (instr {float(np.exp(np.mean(np.log(instr)))):.2f})"
-    return text
-
-
-def _lib_order(suite: suites.Suite):
-    order = list(suite.lib_order)
-    return lambda lib: (order.index(lib) if lib in order else len(order), lib)
+    return _ratio_cell(q) + (" !" if wide else "") + _instr_note(pairs, metric)
 
 
 def against_tables(results: list[CellResult], base: str) -> list[Table]:
@@ -515,10 +516,11 @@ def build_tables(results: list[CellResult], floors: Floors | None = None) -> lis
             results,
             suite,
             lambda c: c.build,
-            lambda c: (c.case, c.impl, tuple(p for p in c.params if p[0] != "build")),
+            lambda c: (c.case, c.impl, c.work),
         )
         names = [n for n in param_columns(suite, results) if n != "build"]
         for metric in compared_metrics(suite, results):
+            title = _metric_title(suite, metric)
             rows, gains = [], {}
             for key, rs in by_build.get("stock", {}).items():
                 rt = by_build.get("tuned", {}).get(key)
@@ -531,7 +533,6 @@ def build_tables(results: list[CellResult], floors: Floors | None = None) -> lis
                 row += [fmt_summary(ms.summary, ms.unit), fmt_summary(mt.summary, mt.unit)]
                 rows.append((sort_key(rs.cell), [*row, _ratio_cell(q, rt, rs, metric)]))
             if rows:
-                title = _metric_title(suite, metric)
                 per_cell.append(
                     Table(
                         f"Tuned against stock: {title} per iteration in each build, and "
@@ -548,7 +549,7 @@ def build_tables(results: list[CellResult], floors: Floors | None = None) -> lis
                         title,
                         lang,
                         str(len(qs)),
-                        f"{float(np.exp(np.mean(np.log(values)))):.2f}",
+                        f"{stats.geomean(values):.2f}",
                         f"{values.min():.2f}-{values.max():.2f}",
                         str(sum(q.value < 1 and differs(q, floor) for q in qs)),
                         str(sum(q.value > 1 and differs(q, floor) for q in qs)),
@@ -701,17 +702,17 @@ def build(
     results = [r for r in everything if "twin" not in r.cell.param]
     aa, floors = aa_table(everything)
     tables = compare_tables(results, *compare) if compare else []
-    base = against or BASELINE
     if against or len(_single_langs(results)) > 1:
+        base = against or BASELINE
         headline = headline_table(results, base)
-        if headline:
-            tables.append(headline)
-    if against:
-        tables += against_tables(results, against)
-    elif len(_single_langs(results)) > 1:
-        # Not while no baseline cell has a number yet (or when the run has no C++).
-        with contextlib.suppress(CompareError):
-            tables += against_tables(results, BASELINE)
+        tables += [headline] if headline else []
+        try:
+            tables += against_tables(results, base)
+        except CompareError:
+            # Asked for, it must exist; by default, not while no baseline cell has a
+            # number yet (or when the run has no C++).
+            if against:
+                raise
     tables += build_tables(results, floors)
     tables += instruction_tables(results)
     readings = []
@@ -720,12 +721,9 @@ def build(
         shown = ", ".join(f"{s} {m} {f:.1%}" for (s, m), f in floors.items())
         readings.append(AA_READING.format(floors=shown))
     # A suite's own tables set numbers side by side: one set of tables per build, each
-    # titled with its build, so that no table mixes two (a run stored before builds were
-    # recorded has one set, untitled).
-    recorded = {r.cell.param.get("build") for r in results}
+    # titled with its build (untitled for a run stored before builds were recorded).
     for suite in suites.SUITES.values():
-        for build in [b for b in (*BUILDS, None) if b in recorded]:
-            same = [r for r in results if r.cell.param.get("build") == build and _timed(r)]
+        for build, same in _per_build([r for r in results if _timed(r)]):
             mine = [r for r in same if r.cell.suite == suite.name]
             if not mine:
                 continue

@@ -126,6 +126,10 @@ def paired_ratio(a: dict[int, list[float]], b: dict[int, list[float]]) -> Ratio:
     return Ratio(value, *_interval(ma, mb), paired=True)
 
 
+def geomean(values) -> float:
+    return float(np.exp(np.mean(np.log(np.asarray(values, dtype=float)))))
+
+
 def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
     """The geometric mean of several cells' A/B ratios, each paired by round, with one
     interval for it: every bootstrap resample picks the same rounds for every cell (the
@@ -141,7 +145,7 @@ def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
         ga, gb = [a[r] for r in rounds], [b[r] for r in rounds]
         logs += np.log(bootstrap_medians(ga, rng, picked) / bootstrap_medians(gb, rng, picked))
         values.append(float(np.median(_flat(ga))) / float(np.median(_flat(gb))))
-    value = float(np.exp(np.mean(np.log(values))))
+    value = geomean(values)
     alpha = (1 - CONFIDENCE) / 2
     low, high = np.exp(np.quantile(logs / len(pairs), [alpha, 1 - alpha]))
     return Ratio(value, float(low), float(high), paired=True)

@@ -175,6 +175,11 @@ class Suite:
     def compared_metrics(self) -> tuple[str, ...]:
         return self.compared or (self.primary,)
 
+    def lib_rank(self, lib: str) -> tuple[int, str]:
+        """A library's place in reading order: lib_order first, then alphabetical."""
+        order = self.lib_order
+        return (order.index(lib) if lib in order else len(order), lib)
+
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.all_params)
 
