@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // Sampler is a suite's side of the timing loop.
 type Sampler interface {
@@ -16,6 +19,8 @@ type Sampler interface {
 
 // Measure runs the warm-up (if any) and the timed samples of r, and returns each sample's
 // wall time in nanoseconds: a monotonic clock (time.Now) around Iterate, nothing else.
+// Each sample starts after a full collection (as testing.B's runs do), so that no cycle
+// begun outside it is still marking inside it (docs/methodology.md).
 func Measure(r *Run, s Sampler) ([]uint64, error) {
 	if r.Warmup > 0 {
 		s.Reset()
@@ -29,6 +34,7 @@ func Measure(r *Run, s Sampler) ([]uint64, error) {
 	ns := make([]uint64, 0, r.Samples)
 	for i := uint64(0); i < r.Samples; i++ {
 		s.Reset()
+		runtime.GC()
 		t0 := time.Now()
 		err := s.Iterate(r.Iters)
 		elapsed := time.Since(t0)
