@@ -249,7 +249,7 @@ DRIVERS = {
             "stock": Build(
                 "drivers/java/wirebench-java",
                 (_MVN,),
-                "the launcher's measurement flags only (fixed heap, SerialGC)",
+                "the launcher's measurement flags only (fixed heap, SerialGC, foreground JIT)",
                 _JAR,
             ),
             "tuned": Build(

@@ -44,7 +44,12 @@ import java.util.List;
 public final class Jit {
   private Jit() {}
 
-  static final int QUIET = Integer.getInteger("wirebench.jit.quiet", 2);
+  /**
+   * Four, not two: tiered compilation moves a method up a tier after a count of calls, so
+   * quiet rounds can still precede a tier-up. After two, rpc carsales capnp object
+   * compiled 14 methods in its first sample in every process (3x that sample's time).
+   */
+  static final int QUIET = Integer.getInteger("wirebench.jit.quiet", 4);
   static final int MAX_ROUNDS = Integer.getInteger("wirebench.jit.maxRounds", 30);
   static final int MIN_ROUNDS = Integer.getInteger("wirebench.jit.minRounds", 0);
   /** Compiler-thread CPU per round below which a round without completed compiles is quiet. */
