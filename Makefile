@@ -17,7 +17,7 @@ build: setup
 # the headline cells each suite chooses, 4 processes each and one A/A twin per suite and
 # language, quick profile. `make bench-full` is the whole matrix at the quick counts.
 bench: build
-	$(WIREBENCH) run --headline --aa 1 --repeat 4
+	$(WIREBENCH) run --headline --aa 1 --repeat 3 --until 0.05 --budget 540
 
 bench-full: build
 	$(WIREBENCH) run

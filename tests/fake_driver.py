@@ -4,7 +4,8 @@
 Its libraries name its behaviour: `good` does the carsales work honestly (the expected
 answers come from wirebench.workloads), the others crash, hang, lie, print garbage, ...
 FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted; FAKE_EXTRA_WARMUP
-(iterations) makes it warm up longer than asked, as the JVM driver does. Its language is
+(iterations) makes it warm up longer than asked, as the JVM driver does; FAKE_NOISE (a
+fraction) puts each process's rpc times off by up to that much. Its language is
 its file's name, so a link `fake2_driver.py` is a second language; FAKE_TOOLCHAIN sets the
 toolchain it reports.
 
@@ -17,6 +18,7 @@ JSON), honest unless FAKE_CODEC_LIE names an operation whose digest to get wrong
 import base64
 import json
 import os
+import random
 import signal
 import sys
 import time
@@ -203,6 +205,8 @@ def main():
                 if rd.readline() != b"%d\n" % i:
                     sys.exit("fake client: wrong echo")
     time.sleep(float(os.environ.get("FAKE_SLEEP", "0")) * samples)
+    # FAKE_NOISE: each process's times off by up to that fraction, as processes are.
+    jitter = 1 + random.uniform(-1, 1) * float(os.environ.get("FAKE_NOISE", "0"))
     result = {
         **IDENTITY,
         "suite": opts["suite"],
@@ -215,7 +219,7 @@ def main():
             "time": {
                 "unit": "ns",
                 "iters": iters,
-                "samples": [1000 * iters + 37 * s for s in range(samples)],
+                "samples": [int(1000 * iters * jitter) + 37 * s for s in range(samples)],
             },
             "bytes": {"unit": "B", "iters": iters, "samples": [size] * samples},
         },

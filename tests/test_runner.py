@@ -4,9 +4,11 @@ import os
 import time
 
 import pytest
+from click.testing import CliRunner
 
-from wirebench import processes, protocol, runner
+from wirebench import adaptive, cli, processes, protocol, report, runner
 from wirebench.cells import Cell, Task
+from wirebench.store import Store
 from wirebench.suites import ResultError, rpc
 
 from .conftest import FAKE
@@ -209,3 +211,65 @@ def test_iters_sizes_the_suites_cells_and_memcpy_keeps_its_byte_budget():
     plan = orchestrate.make_plan([cell, big], PROFILES["quick"], iters=2000)
     assert [e.iters for e in plan.entries] == [2000, 4]  # 256 MiB in 64 MiB blocks
     assert orchestrate.make_plan([cell], PROFILES["standard"]).entries[0].iters == 200000
+
+
+# -- adaptive repetition (wirebench/adaptive.py) --------------------------------------------
+
+
+def _adaptive_run(tmp_path, monkeypatch, *extra):
+    """Both fake languages' rpc good object cell, fake as the headline's baseline."""
+    monkeypatch.setattr(report, "BASELINE", "fake")
+    db = tmp_path / "a.db"
+    args = ["run", "--suite", "rpc", "--lib", "good", "--mode", "object"]
+    args += ["--no-limits", "--no-pairs", "--iters", "3", "--samples", "2", "--repeat", "2"]
+    r = CliRunner().invoke(cli.main, [*args, *extra, "--no-report", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    store = Store(db)
+    return r, store, store.plan(1)
+
+
+def test_until_adds_rounds_to_the_cells_of_a_wide_headline_ratio(two_fakes, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_NOISE", "0.3")
+    monkeypatch.setattr(adaptive, "MAX_REPS", 4)
+    r, store, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.001")
+    assert r.exit_code == 0, r.output
+    assert "one more round: 2 cells, 2 processes" in r.output
+    # Both sides of the ratio got their rounds, up to MAX_REPS; the grown plan is stored,
+    # and every cell has its processes and its status.
+    assert [e.reps for e in plan.entries] == [4, 4]
+    assert plan.until == 0.001
+    for c in store.cells(1):
+        assert c["reps"] == 4 and c["status"] == "ok"
+        assert [p["rep"] for p in store.processes(1, c["key"])] == [0, 1, 2, 3]
+    assert store.run(1)["status"] == "complete"
+
+
+def test_until_adds_no_round_when_the_headline_is_narrow(two_fakes, tmp_path, monkeypatch):
+    r, store, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.05")
+    assert r.exit_code == 0, r.output
+    assert "one more round" not in r.output
+    assert [e.reps for e in plan.entries] == [2, 2]
+
+
+def test_no_round_starts_that_would_overrun_the_budget(two_fakes, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_NOISE", "0.3")
+    monkeypatch.setattr(
+        adaptive,
+        "process_seconds",
+        lambda store, run_id: {c["key"]: 1e6 for c in store.cells(run_id)},
+    )
+    r, _, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.001", "--budget", "60")
+    assert r.exit_code == 0, r.output
+    assert [e.reps for e in plan.entries] == [2, 2]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--budget", "60"], "--budget bounds the rounds --until adds: give --until too"),
+        (["--until", "0.05", "--measure", "all"], "use --measure time with it"),
+    ],
+)
+def test_until_and_budget_refuse_what_they_cannot_do(run, args, message):
+    r = run("run", "--no-limits", *args)
+    assert r.exit_code == 2 and message in r.output, r.output

@@ -176,19 +176,32 @@ class Plan:
     timeout: float  # seconds one process may take
     entries: tuple[PlanEntry, ...]
     order: str = "interleaved"
+    # Adaptive repetition (adaptive.py): more rounds while a headline ratio's interval is
+    # wider than ±until (a fraction), within budget seconds of running.
+    until: float | None = None
+    budget: float | None = None
 
     def to_json(self) -> dict:
         return {
             "profile": self.profile,
             "timeout": self.timeout,
             "order": self.order,
+            "until": self.until,
+            "budget": self.budget,
             "cells": [e.to_json() for e in self.entries],
         }
 
     @staticmethod
     def from_json(d: dict) -> Plan:
         entries = tuple(PlanEntry.from_json(e) for e in d["cells"])
-        return Plan(d["profile"], d["timeout"], entries, d.get("order", "interleaved"))
+        return Plan(
+            d["profile"],
+            d["timeout"],
+            entries,
+            d.get("order", "interleaved"),
+            d.get("until"),
+            d.get("budget"),
+        )
 
     @property
     def drivers(self) -> list[str]:

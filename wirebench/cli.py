@@ -195,6 +195,19 @@ def _filter_options(f):
     help="Wall-clock time in fresh processes, instructions per iteration counted by "
     "valgrind (native drivers; exact, repeatable), or both.",
 )
+@click.option(
+    "--until",
+    type=click.FloatRange(0.001, 1.0),
+    metavar="WIDTH",
+    help="Adaptive repetition: after the planned rounds, more rounds for the cells of "
+    "every headline ratio whose 95%% interval is wider than ±WIDTH (0.05: ±5%%).",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1.0),
+    metavar="SECONDS",
+    help="With --until: the run's seconds; no round starts that would overrun them.",
+)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -217,6 +230,8 @@ def run(
     measure,
     headline,
     twins,
+    until,
+    budget,
     resume,
     show_report,
     as_json,
@@ -226,7 +241,16 @@ def run(
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
         asked = (
-            pair or repeat or samples or iters or timeout or measure != "time" or twins or headline
+            pair
+            or repeat
+            or samples
+            or iters
+            or timeout
+            or measure != "time"
+            or twins
+            or headline
+            or until
+            or budget
         )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
@@ -253,6 +277,8 @@ def run(
             measure=measure,
             twins=twins,
             headline=headline,
+            until=until,
+            budget=budget,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -285,9 +311,15 @@ def run(
 
 
 def _run_with_progress(store, run_id, plan) -> str:
-    tasks = plan.tasks(orchestrate.executables(plan))
+    tasks = orchestrate.pending(store, run_id, plan)
+    total = len(tasks)
     console.print(
-        f"run {run_id}: {len(plan.entries)} cells, {len(tasks)} processes, profile {plan.profile}",
+        f"run {run_id}: {len(plan.entries)} cells, {total} processes, profile {plan.profile}"
+        + (
+            f", more rounds while a headline ratio is wider than ±{plan.until:.0%}"
+            if plan.until
+            else ""
+        ),
         highlight=False,
     )
     # On a terminal a live bar; in a log (CI, nohup) one line per process with an ETA.
@@ -322,16 +354,28 @@ def _run_with_progress(store, run_id, plan) -> str:
                 )
             if not live:
                 elapsed = time.monotonic() - started
-                eta = elapsed / ran * (len(tasks) - finished)
+                eta = elapsed / ran * (total - finished)
                 console.print(
-                    f"[{finished}/{len(tasks)}] {task.cell.key} #{rep + 1} "
+                    f"[{finished}/{total}] {task.cell.key} #{rep + 1} "
                     f"{'ok' if outcome.ok else 'FAILED'} {outcome.wall_ns / 1e9:.1f} s, "
                     f"ETA {int(eta // 60)}:{int(eta % 60):02d}",
                     highlight=False,
                     markup=False,
                 )
 
-        return orchestrate.execute(store, run_id, plan, on_progress)
+        def on_round(more, added):
+            nonlocal total
+            total = finished + len(added)
+            progress.update(bar, total=total)
+            progress.console.print(
+                f"one more round: {len(more.keys)} cells, {len(added)} processes, about "
+                f"{more.seconds:.0f} s, for {len(more.wide)} headline ratios wider than "
+                f"±{plan.until:.0%}"
+                + (f" ({more.left_wide} more left as they are: budget)" if more.left_wide else ""),
+                highlight=False,
+            )
+
+        return orchestrate.execute(store, run_id, plan, on_progress, on_round)
 
 
 def _emit_report(data: report.Report, db: Path) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import drivers, env, instructions, matrix, report, runner, suites
 from .cells import Cell, Plan, PlanEntry
@@ -34,6 +34,8 @@ class Request:
     measure: str = "time"  # time | instructions | all (both)
     twins: int = 0  # A/A twins per suite and language (the noise floor)
     headline: bool = False  # only the cells each suite puts in the headline run
+    until: float | None = None  # adaptive repetition: the headline width to reach (adaptive.py)
+    budget: float | None = None  # seconds the run may take with its added rounds
 
 
 def selected_drivers(req: Request) -> list[str]:
@@ -98,10 +100,18 @@ def plan(req: Request, names: list[str]) -> Plan:
         if not cells:
             why = "; ".join(f"{k}: {v}" for k, v in instructions.NOT_COUNTED.items())
             raise RunError(f"the filters select no cell whose instructions are counted ({why})")
+    if req.budget is not None and req.until is None:
+        raise RunError("--budget bounds the rounds --until adds: give --until too")
+    if req.until is not None and req.measure != "time":
+        raise RunError(
+            "--until adds timed rounds; instruction counts repeat exactly and need none: "
+            "use --measure time with it"
+        )
     cells += twins(cells, req.twins)
-    return make_plan(
+    the_plan = make_plan(
         cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
     )
+    return replace(the_plan, until=req.until, budget=req.budget)
 
 
 def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
@@ -197,13 +207,21 @@ def executables(the_plan: Plan) -> dict:
     return {(n, b): drivers.get(n).path(b) for n, b in the_plan.builds}
 
 
-def execute(store, run_id: int, the_plan: Plan, progress) -> str:
-    """Runs what the plan still lacks; the run's final status (complete, interrupted)."""
+def pending(store, run_id: int, the_plan: Plan) -> list:
+    """The processes the plan still lacks, in running order."""
+    return runner.pending(store, run_id, the_plan, executables(the_plan))
+
+
+def execute(store, run_id: int, the_plan: Plan, progress, on_round=None) -> str:
+    """Runs what the plan still lacks, and the rounds adaptive repetition adds; the run's
+    final status (complete, interrupted)."""
     identities = {
         drivers.get(n).path(b): {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
         for n, b in the_plan.builds
     }
-    return runner.run_plan(store, run_id, the_plan, executables(the_plan), progress, identities)
+    return runner.run_plan(
+        store, run_id, the_plan, executables(the_plan), progress, identities, on_round
+    )
 
 
 def build_report(store, run_id: int | None, compare=None, against=None) -> report.Report:

@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from . import stats, suites
-from .cells import Cell, sort_key
+from .cells import Cell, Plan, sort_key
 from .drivers import BUILDS
 
 # -- the model ---------------------------------------------------------------------------------
@@ -357,14 +357,41 @@ def _single_langs(results: list[CellResult]) -> set[str]:
 HEADLINE_WIDTH = 0.05  # a headline ratio's interval should lie within ±5% of it
 
 
-def headline_table(results: list[CellResult], base: str) -> Table | None:
-    """The run in one table: per suite, compared metric, library (and all libraries
-    together) and build, every language against the baseline as the geometric mean of its
-    cells' ratios (the same cells on both sides, paired by round), with one 95% interval
-    (stats.paired_geomean_ratio) and, where both sides were counted, the same mean of
-    instruction ratios. `!` marks an interval wider than ±5%."""
+@dataclass(frozen=True)
+class HeadlineRatio:
+    """One ratio of the headline table: a language against the baseline over the cells
+    of one suite, metric, library (or "all") and build."""
+
+    suite: str
+    metric: str
+    lib: str
+    build: str
+    lang: str
+    pairs: tuple[tuple[CellResult, CellResult], ...]  # (the language's cell, the baseline's)
+    ratio: stats.Ratio
+    overall: bool  # over every library of the suite (the headline), not one of several
+
+    @property
+    def width(self) -> float:
+        """The interval's larger half-width, relative to the ratio."""
+        q = self.ratio
+        return max(q.value - q.low, q.high - q.value) / q.value
+
+    @property
+    def keys(self) -> set[str]:
+        """Every cell the ratio reads, on both sides."""
+        return {r.cell.key for pair in self.pairs for r in pair}
+
+
+def headline_ratios(
+    results: list[CellResult], base: str, overall_only: bool = False
+) -> list[HeadlineRatio]:
+    """Per suite, build, compared metric and library (and every library together, "all"),
+    each language against the baseline as the geometric mean of its cells' ratios to the
+    baseline's (the same cells on both sides, paired by round: stats.paired_geomean_ratio).
+    The headline table shows them; adaptive repetition (adaptive.py) reads their widths."""
     langs = sorted(_single_langs(results) - {base})
-    rows = []
+    ratios = []
     for suite in suites.SUITES.values():
         if suite.accompanies_every_run:
             continue
@@ -374,37 +401,82 @@ def headline_table(results: list[CellResult], base: str) -> Table | None:
             libs = sorted({k[1] for k in base_cells}, key=suite.lib_rank)
             for metric in compared_metrics(suite, same):
                 for lib in [*libs, "all"] if len(libs) > 1 else libs:
-                    row, counted = [suite.name, metric, lib, build or "-"], 0
+                    if overall_only and lib != "all" and len(libs) > 1:
+                        continue
                     for lang in langs:
-                        pairs = [
+                        pairs = tuple(
                             (r, base_cells[k])
                             for k, r in by_lang.get(lang, {}).items()
                             if lib in (k[1], "all")
                             and k in base_cells
                             and metric in r.metrics
                             and metric in base_cells[k].metrics
-                        ]
-                        counted = max(counted, len(pairs))
-                        row.append(_headline_ratio(metric, pairs) if pairs else "-")
-                    if counted:
-                        rows.append([*row[:4], str(counted), *row[4:]])
-    if not rows:
-        return None
-    return Table(
-        f"Headline: every language against {base}, per suite and library: the geometric "
-        f"mean of its cells' ratios to {base}'s (the same cells, paired by round) with a "
-        "95% interval; ! marks an interval wider than ±5% (below 1: faster)",
-        ["suite", "metric", "lib", "build", "cells", *[f"{lang}/{base}" for lang in langs]],
-        rows,
-    )
+                        )
+                        if pairs:
+                            q = stats.paired_geomean_ratio(
+                                [
+                                    (a.metric(metric).rounds, b.metric(metric).rounds)
+                                    for a, b in pairs
+                                ]
+                            )
+                            ratios.append(
+                                HeadlineRatio(
+                                    suite.name,
+                                    metric,
+                                    lib,
+                                    build or "-",
+                                    lang,
+                                    pairs,
+                                    q,
+                                    overall=lib == "all" or len(libs) == 1,
+                                )
+                            )
+    return ratios
 
 
-def _headline_ratio(metric: str, pairs: list) -> str:
-    q = stats.paired_geomean_ratio(
-        [(a.metric(metric).rounds, b.metric(metric).rounds) for a, b in pairs]
-    )
-    wide = max(q.value - q.low, q.high - q.value) / q.value > HEADLINE_WIDTH
-    return _ratio_cell(q) + (" !" if wide else "") + _instr_note(pairs, metric)
+def headline_tables(results: list[CellResult], base: str) -> list[Table]:
+    """The run in two tables of headline_ratios: the headline, one row per suite, compared
+    metric and build over all of the suite's libraries, and the same per library. `!`
+    marks an interval wider than ±5%; where both sides were counted, the same mean of
+    instruction ratios stands beside the time ratio."""
+    langs = sorted(_single_langs(results) - {base})
+    tables = []
+    overall: dict[bool, dict[tuple, dict[str, HeadlineRatio]]] = {True: {}, False: {}}
+    for h in headline_ratios(results, base):
+        overall[h.overall].setdefault((h.suite, h.metric, h.lib, h.build), {})[h.lang] = h
+    for whole, title in (
+        (
+            True,
+            f"Headline: every language against {base}, per suite over all its libraries: the "
+            f"geometric mean of its cells' ratios to {base}'s (the same cells, paired by "
+            "round) with a 95% interval; ! marks an interval wider than ±5% (below 1: faster)",
+        ),
+        (
+            False,
+            f"The headline per library: each library's cells alone, the same geometric mean "
+            f"of ratios to {base} (fewer cells: wider intervals; ! wider than ±5%)",
+        ),
+    ):
+        rows = overall[whole]
+        if rows:
+            tables.append(
+                Table(
+                    title,
+                    ["suite", "metric", "lib", "build", "cells"]
+                    + [f"{lang}/{base}" for lang in langs],
+                    [
+                        [*row, str(max(len(h.pairs) for h in by.values()))]
+                        + [_headline_cell(by[lang]) if lang in by else "-" for lang in langs]
+                        for row, by in rows.items()
+                    ],
+                )
+            )
+    return tables
+
+
+def _headline_cell(h: HeadlineRatio) -> str:
+    wide = " !" if h.width > HEADLINE_WIDTH else ""
+    return _ratio_cell(h.ratio) + wide + _instr_note(list(h.pairs), h.metric)
 
 
 def against_tables(results: list[CellResult], base: str) -> list[Table]:
@@ -704,8 +776,7 @@ def build(
     tables = compare_tables(results, *compare) if compare else []
     if against or len(_single_langs(results)) > 1:
         base = against or BASELINE
-        headline = headline_table(results, base)
-        tables += [headline] if headline else []
+        tables += headline_tables(results, base)
         try:
             tables += against_tables(results, base)
         except CompareError:
@@ -767,12 +838,31 @@ def header_lines(rep: Report) -> list[str]:
         f"started {run['started']}, finished {run['finished'] or '-'}",
         f"cells: {n - len(rep.errors) - len(rep.pending)} ok, "
         f"{len(rep.errors)} error, {len(rep.pending)} pending",
+        *_repetition_line(rep),
         f"git {rev}; host {prov.get('host')}; CPU {prov.get('cpu')} x{prov.get('cpus')}; "
         f"kernel {prov.get('kernel')}; governor {prov.get('governor') or 'not exposed'}",
         f"versions: {versions or '-'}",
         f"builds: {builds or '-'}",
         f"command: {run['command']}",
     ]
+
+
+def _repetition_line(rep: Report) -> list[str]:
+    """How many processes the cells ran, and why some ran more (adaptive.py)."""
+    plan = Plan.from_json(json.loads(rep.run["plan"])) if rep.run.get("plan") else None
+    reps = [e.reps for e in plan.entries if e.reps] if plan else []
+    if not reps:
+        return []
+    low, high = min(reps), max(reps)
+    line = f"processes per cell: {low}" + (f"-{high}" if high > low else "")
+    if plan.until:
+        budget = f" within {plan.budget:.0f} s" if plan.budget else ""
+        more = sum(r > low for r in reps)
+        line += (
+            f" (adaptive: {more} cells got more rounds while a headline ratio was wider "
+            f"than ±{plan.until:.0%}{budget})"
+        )
+    return [line]
 
 
 def _noisiest(r: CellResult) -> stats.Summary | None:

@@ -11,10 +11,11 @@ import dataclasses
 import shutil
 import signal
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import instructions, processes, protocol
+from . import adaptive, instructions, processes, protocol
 from .cells import Plan, Task
 from .protocol import Metric
 from .suites import ResultError
@@ -185,6 +186,18 @@ def _claimed(result: dict) -> dict:
 # -- a whole run -----------------------------------------------------------------------------
 
 
+def pending(store, run_id: int, plan: Plan, executables) -> list[tuple[int, Task, bool]]:
+    """The plan's processes not yet stored, in running order (Plan.tasks), leaving out
+    cells that have failed."""
+    done = store.done_processes(run_id)
+    failed = {c["key"] for c in store.cells(run_id) if c["status"] == "error"}
+    return [
+        (rep, task, last)
+        for rep, task, last in plan.tasks(executables)
+        if (task.cell.key, rep) not in done and task.cell.key not in failed
+    ]
+
+
 def run_plan(
     store,
     run_id: int,
@@ -192,16 +205,18 @@ def run_plan(
     executables: dict[tuple[str, str], Path],
     progress,
     identities: Identities | None = None,
+    on_round=None,
 ) -> str:
-    """Runs every process of the plan not yet stored; returns the run's final status.
+    """Runs every process of the plan not yet stored, then, if the plan says `until`,
+    the rounds adaptive repetition adds (adaptive.py); returns the run's final status.
 
-    `progress(task, rep, outcome_or_None)` is told before (None) and after each process.
-    Ctrl-C stops the run as "interrupted" with everything finished kept.
+    `progress(task, rep, outcome_or_None)` is told before (None) and after each process
+    ("skipped" for the rest of a cell that failed); `on_round(round, tasks)` before each
+    added round. Ctrl-C stops the run as "interrupted" with everything finished kept.
     """
     reconcile(store, run_id, plan)
-    done = store.done_processes(run_id)
-    failed = {c["key"] for c in store.cells(run_id) if c["status"] == "error"}
     store.set_run_status(run_id, "running")
+    deadline = time.monotonic() + plan.budget if plan.budget else None
     # `kill` stops a run as Ctrl-C does: its drivers killed (they run in sessions of their
     # own, which a plain exit would leave behind) and the run marked interrupted. Both
     # handlers are set here, not inherited: a harness started from a background job or a
@@ -209,22 +224,25 @@ def run_plan(
     stop = _Interrupt()
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, previous)
+    started, walls, ran = time.monotonic(), 0.0, 0
     try:
-        for rep, task, last in plan.tasks(executables):
-            key = task.cell.key
-            if (key, rep) in done or key in failed:
-                progress(task, rep, "skipped")
-                continue
-            progress(task, rep, None)
-            outcome = execute(task, identities)
-            store.add_process(run_id, key, rep, outcome)
-            if not outcome.ok:
-                failed.add(key)  # a cell that failed once has no number: skip its rest
-            if not outcome.ok or last:
-                finish_cell(store, run_id, task.cell)
-            progress(task, rep, outcome)
-            if stop.received:  # the raise was lost (a signal handled inside a finalizer)
-                raise KeyboardInterrupt
+        tasks = pending(store, run_id, plan, executables)
+        while True:
+            w, n = _run_tasks(store, run_id, tasks, progress, identities, stop)
+            walls, ran = walls + w, ran + n
+            # What the harness adds to each process (starting, storing, the headline's
+            # bootstrap between rounds), for the next round's estimate.
+            overhead = max(0.0, (time.monotonic() - started - walls) / ran) if ran else 0.0
+            more = (
+                adaptive.next_round(store, run_id, plan, deadline, overhead) if plan.until else None
+            )
+            if more is None:
+                break
+            plan = more.plan
+            store.grow_plan(run_id, plan)
+            tasks = pending(store, run_id, plan, executables)
+            if on_round:
+                on_round(more, tasks)
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"
@@ -234,6 +252,29 @@ def run_plan(
             signal.signal(sig, handler)
     store.set_run_status(run_id, "complete")
     return "complete"
+
+
+def _run_tasks(store, run_id, tasks, progress, identities, stop) -> tuple[float, int]:
+    """Runs the tasks; their processes' wall seconds and how many ran."""
+    failed: set[str] = set()
+    walls, ran = 0.0, 0
+    for rep, task, last in tasks:
+        key = task.cell.key
+        if key in failed:
+            progress(task, rep, "skipped")
+            continue
+        progress(task, rep, None)
+        outcome = execute(task, identities)
+        walls, ran = walls + (outcome.wall_ns or 0) / 1e9, ran + 1
+        store.add_process(run_id, key, rep, outcome)
+        if not outcome.ok:
+            failed.add(key)  # a cell that failed once has no number: skip its rest
+        if not outcome.ok or last:
+            finish_cell(store, run_id, task.cell)
+        progress(task, rep, outcome)
+        if stop.received:  # the raise was lost (a signal handled inside a finalizer)
+            raise KeyboardInterrupt
+    return walls, ran
 
 
 def finish_cell(store, run_id: int, cell) -> None:

@@ -222,6 +222,18 @@ class Store:
     def plan(self, run_id: int) -> Plan:
         return Plan.from_json(json.loads(self.run(run_id)["plan"]))
 
+    def grow_plan(self, run_id: int, plan: Plan) -> None:
+        """Stores a plan that gave cells more processes (adaptive repetition), before they
+        run, so that `--resume` finishes it."""
+        with self._transaction():
+            self.db.execute(
+                "UPDATE runs SET plan = ? WHERE id = ?", (json.dumps(plan.to_json()), run_id)
+            )
+            self.db.executemany(
+                "UPDATE cells SET reps = ? WHERE run_id = ? AND key = ?",
+                [(e.reps, run_id, e.cell.key) for e in plan.entries],
+            )
+
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT r.*, "
@@ -280,6 +292,12 @@ class Store:
     def processes(self, run_id: int, key: str) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT * FROM processes WHERE run_id = ? AND key = ? ORDER BY rep", (run_id, key)
+        ).fetchall()
+
+    def walls(self, run_id: int) -> list[sqlite3.Row]:
+        """Every finished process's cell key and wall time."""
+        return self.db.execute(
+            "SELECT key, wall_ns FROM processes WHERE run_id = ?", (run_id,)
         ).fetchall()
 
     def metrics(self, run_id: int) -> list[sqlite3.Row]:
