@@ -16,8 +16,8 @@ its processes run, so that `--resume` finishes it.
 
 Stopping when an interval has become narrow is optional stopping: it makes an interval
 that happens to be narrow a little more likely to be reported than a fixed design
-would, which is why every cell first runs its planned rounds (at least 3 for the default
-run) and why the report says which cells got more.
+would. Every cell therefore first runs its planned rounds (3 in the default run), and
+the report's header says how many processes the cells ran and how many got more.
 """
 
 from __future__ import annotations
