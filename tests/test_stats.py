@@ -75,6 +75,37 @@ def test_paired_ratio_pairs_rounds_not_positions():
         stats.paired_ratio({0: [1.0]}, {1: [1.0]})
 
 
+def test_geomean_ratio_averages_processes_and_settles_on_two_modes():
+    # Each process of either cell is fast (100) or slow (200) as a whole, at random, as
+    # processes on a shared host are; cell a does the same work as cell b. A pooled median
+    # jumps between the modes; the mean over processes settles near 1.
+    rng = np.random.default_rng(7)
+
+    def cell(n):
+        return {
+            r: [float(rng.choice([100, 200])) * (1 + 0.01 * i) for i in range(3)] for r in range(n)
+        }
+
+    pairs = [(cell(40), cell(40)), (cell(40), cell(40))]
+    q = stats.paired_geomean_ratio(pairs)
+    assert q.low < q.value < q.high
+    assert q.low > 0.85 and q.high < 1.18
+    assert stats.paired_geomean_ratio(pairs) == q  # a fixed seed: the same report
+
+
+def test_geomean_ratio_pairs_each_cell_by_its_own_rounds():
+    # Two cells with different rounds (one got more from adaptive repetition), each
+    # exactly half of its partner in every round it shares with it.
+    a1, b1 = {0: [1.0, 1.0], 1: [2.0, 2.0]}, {0: [2.0, 2.0], 1: [4.0, 4.0], 2: [9.0, 9.0]}
+    a2 = {r: [10.0 * (r + 1)] * 2 for r in range(5)}
+    b2 = {r: [20.0 * (r + 1)] * 2 for r in range(5)}
+    q = stats.paired_geomean_ratio([(a1, b1), (a2, b2)])
+    assert q.value == pytest.approx(0.5)
+    assert q.low == pytest.approx(0.5) and q.high == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="rounds that both cells ran"):
+        stats.paired_geomean_ratio([({0: [1.0]}, {1: [1.0]})])
+
+
 def encode(values):
     h = HdrHistogram(1, 10**9, 3)
     for v in values:

@@ -76,15 +76,20 @@ def next_round(
     if not wide:
         return None
     reps = {e.cell.key: e.reps for e in plan.entries}
-    wide_open = [h for h in wide if all(reps.get(k, MAX_REPS) < MAX_REPS for k in h.keys)]
     cost = {k: s + overhead for k, s in process_seconds(store, run_id).items()}
     left = float("inf") if deadline is None else deadline - time.monotonic()
 
+    def growing(h) -> set[str]:
+        """The ratio's cells that may still get a process."""
+        return {k for k in h.keys if reps.get(k, MAX_REPS) < MAX_REPS}
+
     def round_cost(h) -> float:
-        return sum(cost.get(k, 0.0) for k in h.keys)
+        return sum(cost.get(k, 0.0) for k in growing(h))
 
     def to_narrow(h) -> float:
         return rounds_to_narrow(h, min(reps[k] for k in h.keys), plan.until) * round_cost(h)
+
+    wide_open = [h for h in wide if growing(h)]
 
     taken, spent = [], 0.0
     for h in sorted(wide_open, key=to_narrow):
@@ -96,7 +101,7 @@ def next_round(
             if spent + round_cost(h) <= left:
                 taken.append(h)
                 spent += round_cost(h)
-    chosen = {k for h in taken for k in h.keys}
+    chosen = {k for h in taken for k in growing(h)}
     if not chosen:
         return None
     entries = tuple(

@@ -387,8 +387,9 @@ def headline_ratios(
     results: list[CellResult], base: str, overall_only: bool = False
 ) -> list[HeadlineRatio]:
     """Per suite, build, compared metric and library (and every library together, "all"),
-    each language against the baseline as the geometric mean of its cells' ratios to the
-    baseline's (the same cells on both sides, paired by round: stats.paired_geomean_ratio).
+    each language against the baseline over the same cells on both sides, as the
+    geometric mean of the ratios of their processes round by round
+    (stats.paired_geomean_ratio).
     The headline table shows them; adaptive repetition (adaptive.py) reads their widths."""
     langs = sorted(_single_langs(results) - {base})
     ratios = []
@@ -448,13 +449,15 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
         (
             True,
             f"Headline: every language against {base}, per suite over all its libraries: the "
-            f"geometric mean of its cells' ratios to {base}'s (the same cells, paired by "
-            "round) with a 95% interval; ! marks an interval wider than ±5% (below 1: faster)",
+            f"geometric mean, over the same cells and their rounds, of the ratio of a process "
+            f"to {base}'s process of the same round, with a 95% interval; ! marks an interval "
+            "wider than ±5% (below 1: faster)",
         ),
         (
             False,
             f"The headline per library: each library's cells alone, the same geometric mean "
-            f"of ratios to {base} (fewer cells: wider intervals; ! wider than ±5%)",
+            f"of ratios to {base} (fewer cells: wider intervals; ! wider than ±5%). A cell's "
+            "own ratio in the tables below is of its medians, and may differ a little",
         ),
     ):
         rows = overall[whole]
