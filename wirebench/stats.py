@@ -132,25 +132,6 @@ def geomean(values) -> float:
     return float(np.exp(np.mean(np.log(np.asarray(values, dtype=float)))))
 
 
-def process_medians(
-    groups: list[list[float]], rng: np.random.Generator, picked: np.ndarray
-) -> np.ndarray:
-    """For each bootstrap resample (a row of `picked`, group indices), the median of each
-    picked group's samples resampled within it: BOOTSTRAP x len(picked[0])."""
-    arrays = [np.asarray(g, dtype=float) for g in groups]
-    sizes = np.array([len(a) for a in arrays])
-    per_group = sizes.max()
-    padded = np.full((len(arrays), per_group), np.nan)
-    for i, a in enumerate(arrays):
-        padded[i, : len(a)] = a
-    within = (rng.random((*picked.shape, per_group)) * sizes[picked][..., None]).astype(int)
-    values = padded[picked[..., None], within]
-    if (sizes == per_group).all():
-        return np.median(values, axis=-1)
-    mask = np.arange(per_group) < sizes[picked][..., None]
-    return np.nanmedian(np.where(mask, values, np.nan), axis=-1)
-
-
 def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
     """The geometric mean over several cells of their A/B ratios, each cell's ratio the
     geometric mean over its rounds of the ratio of the two processes' medians in that
@@ -160,24 +141,25 @@ def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
     some in two modes (a whole process fast or slow), and a pooled median jumps between
     the modes while a mean over processes settles as one over the square root of their
     number (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013). The
-    interval resamples each cell's rounds, and the samples within each process, and takes
-    the same mean over the cells."""
+    interval resamples each cell's rounds: the top level of the hierarchy only, which
+    carries the lower levels' variation with it (resampling samples within processes as
+    well would count it twice, and skews the median of three samples)."""
     rng = _rng()
-    boots, logs = np.zeros(BOOTSTRAP), []
+    boots, means = np.zeros(BOOTSTRAP), []
     for a, b in pairs:
         rounds = sorted(set(a) & set(b))
         if not rounds:
             raise ValueError("a paired geometric mean needs rounds that both cells ran")
-        ga, gb = [a[r] for r in rounds], [b[r] for r in rounds]
-        logs.append(
-            np.mean([np.log(np.median(x) / np.median(y)) for x, y in zip(ga, gb, strict=True)])
-        )
-        picked = rng.integers(0, len(rounds), size=(BOOTSTRAP, len(rounds)))
-        ratio = process_medians(ga, rng, picked) / process_medians(gb, rng, picked)
-        boots += np.log(ratio).mean(axis=1)
+        logs = np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
+        mean, n = logs.mean(), len(rounds)
+        means.append(mean)
+        picked = rng.integers(0, n, size=(BOOTSTRAP, n))
+        # A resampled mean varies (n-1)/n as much as the mean itself: widened by the
+        # inverse, so that a cell of three rounds is not a third too sure of itself.
+        boots += mean + (logs[picked].mean(axis=1) - mean) * np.sqrt(n / max(n - 1, 1))
     alpha = (1 - CONFIDENCE) / 2
     low, high = np.exp(np.quantile(boots / len(pairs), [alpha, 1 - alpha]))
-    return Ratio(float(np.exp(np.mean(logs))), float(low), float(high), paired=True)
+    return Ratio(float(np.exp(np.mean(means))), float(low), float(high), paired=True)
 
 
 def unpaired_ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
