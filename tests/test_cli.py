@@ -184,7 +184,7 @@ def test_compare_two_languages_side_by_side(two_fakes, tmp_path):
     assert r.exit_code == 0, r.output
     headline, table = json.loads(r.stdout)["tables"][:2]
     assert headline["headers"] == ["suite", "metric", "lib", "build", "cells", "fake/fake2"]
-    assert headline["rows"] == [["rpc", "time", "good", "stock", "1", "1.00 [0.99-1.01]"]]
+    assert headline["rows"] == [["rpc", "time", "good", "stock", "1", "1.00 [1.00-1.00]"]]
     assert table["headers"][-2:] == ["fake2", "fake/fake2"]
     assert table["rows"][0][-1] == "1.00 [0.99-1.01]"
     r = CliRunner().invoke(cli.main, ["report", "--against", "cobol", "--db", db])
