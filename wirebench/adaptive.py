@@ -45,11 +45,7 @@ class Round:
 
 def process_seconds(store, run_id: int) -> dict[str, float]:
     """Each cell's mean wall time per process so far, in seconds."""
-    walls: dict[str, list[float]] = {}
-    for p in store.walls(run_id):
-        if p["wall_ns"]:
-            walls.setdefault(p["key"], []).append(p["wall_ns"] / 1e9)
-    return {k: sum(v) / len(v) for k, v in walls.items()}
+    return store.mean_walls(run_id)
 
 
 def rounds_to_narrow(h: report.HeadlineRatio, rounds: int, until: float) -> int:
@@ -92,10 +88,10 @@ def next_round(
     wide_open = [h for h in wide if growing(h)]
 
     taken, spent = [], 0.0
-    for h in sorted(wide_open, key=to_narrow):
-        if spent + to_narrow(h) <= left:
+    for seconds, h in sorted(((to_narrow(h), h) for h in wide_open), key=lambda x: x[0]):
+        if spent + seconds <= left:
             taken.append(h)
-            spent += to_narrow(h)
+            spent += seconds
     if not taken:
         for h in sorted(wide_open, key=round_cost):
             if spent + round_cost(h) <= left:

@@ -294,11 +294,14 @@ class Store:
             "SELECT * FROM processes WHERE run_id = ? AND key = ? ORDER BY rep", (run_id, key)
         ).fetchall()
 
-    def walls(self, run_id: int) -> list[sqlite3.Row]:
-        """Every finished process's cell key and wall time."""
-        return self.db.execute(
-            "SELECT key, wall_ns FROM processes WHERE run_id = ?", (run_id,)
-        ).fetchall()
+    def mean_walls(self, run_id: int) -> dict[str, float]:
+        """Each cell's mean wall time per process so far, in seconds."""
+        rows = self.db.execute(
+            "SELECT key, AVG(wall_ns) / 1e9 AS s FROM processes WHERE run_id = ? "
+            "AND wall_ns > 0 GROUP BY key",
+            (run_id,),
+        )
+        return {r["key"]: r["s"] for r in rows}
 
     def metrics(self, run_id: int) -> list[sqlite3.Row]:
         """The metrics of every process that passed its checks, in round order."""
