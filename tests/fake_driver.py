@@ -15,7 +15,6 @@ codec cells whose encodings come from wirebench.codec_records (`null`, and `jack
 JSON), honest unless FAKE_CODEC_LIE names an operation whose digest to get wrong.
 """
 
-import base64
 import json
 import os
 import random
@@ -57,6 +56,10 @@ def cells():
             for buffer in ("reused", "fresh"):
                 params = {"buffer": buffer, "strings": "owned", "validation": validation}
                 yield {"suite": "codec", "case": case, "lib": lib, "params": params}
+    for case in ("single", "bulk"):
+        for lib, ordering in (("null", "none"), ("wbq", "release")):
+            params = {"ordering": ordering, "clock": "mono", "pretouch": "on"}
+            yield {"suite": "queue", "case": case, "lib": lib, "params": params}
 
 
 # The language is the file's name (fake_driver.py: fake; a link fake2_driver.py: fake2).
@@ -107,7 +110,7 @@ def probe(opts):
                 "verified": True,
                 "metrics": {
                     "time": {"unit": "ns", "iters": int(opts["iters"]), "samples": [5, 6, 7]},
-                    "latency": {"unit": "ns", "histogram": base64.b64encode(h.encode()).decode()},
+                    "latency": {"unit": "ns", "histogram": h.encode().decode()},
                 },
             }
         )
@@ -154,11 +157,78 @@ def codec(opts):
     )
 
 
+def queue(opts):
+    """Suite queue: the values really go through a wbq queue in --work-dir (Python's
+    writer, read back by Python's reader); latencies are made up. `null` reports its
+    histograms in the counts form, as the C++ driver does. FAKE_QUEUE_LIE: a wrong sum."""
+    from hdrh.histogram import HdrHistogram
+
+    from wirebench import queue_format
+
+    case, iters = opts["case"], int(opts["iters"])
+    samples, warmup = int(opts["samples"]), int(opts["warmup"])
+    writer = queue_format.Writer(opts["work-dir"], cycle_size=1 << 20)
+    hist = HdrHistogram(1, 3_600_000_000_000, 3)
+    times, checks, value = [], [], 0
+    for run in range(warmup + samples):
+        before = len(queue_format.read(opts["work-dir"]).values)
+        values = list(range(value, value + iters))
+        value += iters
+        for entry in [values] if case == "bulk" else [[v] for v in values]:
+            writer.append(entry)
+        back = queue_format.read(opts["work-dir"]).values[before:]
+        if back != values:
+            sys.exit(f"fake: run {run} read back wrong values")
+        if run >= warmup:
+            n = 1 if case == "bulk" else iters
+            hist.record_value(20 + run, n)
+            times.append((20 + run) * n)
+            checks.append(sum(back) + (os.environ.get("FAKE_QUEUE_LIE") is not None))
+    writer.close()
+
+    def form(h):
+        if opts["lib"] != "null":
+            return {"histogram": h.encode().decode()}
+        return {
+            "counts": [
+                [i.value_iterated_to, i.count_added_in_this_iter_step]
+                for i in h.get_recorded_iterator()
+            ]
+        }
+
+    print(
+        json.dumps(
+            {
+                **IDENTITY,
+                "suite": "queue",
+                "case": case,
+                "lib": opts["lib"],
+                "params": {k: opts[k] for k in ("ordering", "clock", "pretouch")},
+                "role": "local",
+                "warmup": warmup,
+                "verified": True,
+                "metrics": {
+                    "time": {"unit": "ns", "iters": iters, "samples": times},
+                    "latency": {"unit": "ns", **form(hist)},
+                },
+                "check": checks,
+                "entries_checked": (warmup + samples) * (1 if case == "bulk" else iters),
+                "intervals": {"latency": [{"start_ms": 0, "length_ms": 1000, **form(hist)}]},
+                "queue": {"cycle_size": 1 << 20, "cycles": 1},
+            }
+        )
+    )
+
+
 def main():
     if sys.argv[1:] == ["info"]:
         print(
             json.dumps(
-                {**IDENTITY, "suites": ["rpc", "codec", "limit"], "versions": {"fake": "1.0"}}
+                {
+                    **IDENTITY,
+                    "suites": ["rpc", "codec", "queue", "limit"],
+                    "versions": {"fake": "1.0"},
+                }
             )
         )
         return
@@ -177,6 +247,8 @@ def main():
         return probe(opts)
     if opts["suite"] == "codec":
         return codec(opts)
+    if opts["suite"] == "queue":
+        return queue(opts)
     iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
     warmup += int(os.environ.get("FAKE_EXTRA_WARMUP", "0"))
     params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}

@@ -87,7 +87,7 @@ def test_null_sorts_first_as_the_floor():
     [
         ("mode", "pipes", "unknown mode 'pipes'; known: object, bytes, pipe, pipe-async"),
         ("case", "carsale", "unknown case 'carsale'"),
-        ("suite", "queue", "unknown suite 'queue'; known: rpc, codec, limit"),
+        ("suite", "readbytes", "unknown suite 'readbytes'; known: rpc, codec, queue, limit"),
         ("block", "2MiB", "unknown block '2MiB'; known: 16KiB, 1MiB, 64MiB"),
     ],
 )

@@ -381,6 +381,10 @@ def _run_with_progress(store, run_id, plan) -> str:
 def _emit_report(data: report.Report, db: Path) -> Path:
     report.print_terminal(data, out)
     path = db.parent / f"report-{data.run['id']}.md"
+    for name, content in data.attachments.items():
+        f = db.parent / data.files_dir / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(content)
     path.write_text(report.markdown(data))
     console.print(f"report written to {path}", highlight=False)
     return path

@@ -49,10 +49,12 @@ def git_state() -> dict:
     }
 
 
-def provenance(builds: list[tuple[str, str]]) -> dict:
-    """The run's machine and code: the drivers' identities and library versions, and each
-    build profile's flags as the registration states them and as the driver reports."""
+def provenance(builds: list[tuple[str, str]], suites=()) -> dict:
+    """The run's machine and code: the drivers' identities and library versions, each
+    build profile's flags as the registration states them and as the driver reports, and
+    what the run's suites add (the queue's storage)."""
     names = sorted({name for name, _ in builds})
+    added = {s.name: p for s in suites if (p := s.provenance())}
     return {
         "git": git_state(),
         "host": platform.node(),
@@ -72,6 +74,7 @@ def provenance(builds: list[tuple[str, str]]) -> dict:
             }
             for name, build in builds
         },
+        **({"suites": added} if added else {}),
     }
 
 

@@ -147,7 +147,7 @@ def twins(cells: list[Cell], per: int) -> list[Cell]:
 
 def countable(cell: Cell) -> bool:
     """Whether valgrind counts the cell's instructions (native drivers only)."""
-    return not {cell.lang, cell.server_lang} & set(instructions.NOT_COUNTED)
+    return cell.spec.countable and not {cell.lang, cell.server_lang} & set(instructions.NOT_COUNTED)
 
 
 def make_plan(
@@ -169,12 +169,13 @@ def make_plan(
         # or a 64MiB memcpy block would copy iters x 64MiB.
         n = None if suite.accompanies_every_run else iters
         n = n or suite.iters_for(profile.name, cell.case, cell.param)
+        warmup = suite.warmup_for(profile.name, cell.case, n)
         entries.append(
             PlanEntry(
                 cell,
                 n,
-                samples or profile.samples,
-                profile.warmup_for(n),
+                samples or suite.samples_for(profile.name, cell.case) or profile.samples,
+                profile.warmup_for(n) if warmup is None else warmup,
                 (reps or profile.reps) if timed else 0,
                 instructions=measure != "time" and countable(cell),
             )
@@ -183,7 +184,9 @@ def make_plan(
 
 
 def start(store, req: Request, the_plan: Plan, command: str) -> int:
-    return store.create_run(req.profile, command, the_plan, env.provenance(the_plan.builds))
+    suites_run = {e.cell.spec.name: e.cell.spec for e in the_plan.entries}
+    prov = env.provenance(the_plan.builds, suites_run.values())
+    return store.create_run(req.profile, command, the_plan, prov)
 
 
 def resume(store, run_id: int) -> tuple[Plan, str | None]:

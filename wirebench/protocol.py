@@ -52,7 +52,7 @@ def parse_metric(name: str, m) -> Metric:
     where = f"malformed result: metric {name!r}"
     if not isinstance(m, dict) or not isinstance(m.get("unit"), str):
         raise ResultError(f"{where} must be an object with a unit")
-    forms = [k for k in ("samples", "value", "histogram") if k in m]
+    forms = [k for k in ("samples", "value", "histogram", "counts") if k in m]
     if len(forms) != 1:
         raise ResultError(f"{where} needs exactly one of samples, value or histogram")
     if forms == ["samples"]:
@@ -69,18 +69,62 @@ def parse_metric(name: str, m) -> Metric:
         if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v):
             raise ResultError(f"{where}: value must be a finite number")
         return Metric(name, m["unit"], "scalar", value=v)
+    if forms == ["counts"]:
+        try:
+            encoded = histogram_from_counts(m["counts"])
+        except ValueError as e:
+            raise ResultError(f"{where}: {e}") from None
+        return Metric(name, m["unit"], "histogram", histogram=encoded)
     h = m["histogram"]
     try:
         from hdrh.histogram import HdrHistogram
 
         if (
             not isinstance(h, str)
-            or HdrHistogram.decode(base64.b64decode(h, validate=True)) is None
+            or not base64.b64decode(h, validate=True)
+            or HdrHistogram.decode(h) is None
         ):
             raise ValueError("not decodable")
     except Exception as e:  # the decoder raises many types on garbage
         raise ResultError(f"{where}: not an HdrHistogram V2 base64 encoding ({e})") from None
     return Metric(name, m["unit"], "histogram", histogram=h)
+
+
+# The layout every driver's histograms share (docs/protocol.md, suite queue).
+HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST, HISTOGRAM_DIGITS = 1, 3_600_000_000_000, 3
+
+
+def histogram_from_counts(counts) -> str:
+    """The V2 base64 encoding of a histogram given as [[value, count], ...] by a driver
+    without an HdrHistogram library (C++): each value the lowest of its bucket in the
+    shared layout, so re-recording it here lands in the same bucket."""
+    from hdrh.histogram import HdrHistogram
+
+    if not isinstance(counts, list):
+        raise ValueError("counts must be a list of [value, count] pairs")
+    h = HdrHistogram(HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST, HISTOGRAM_DIGITS)
+    for pair in counts:
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(_is_int(x) for x in pair)
+            and pair[0] >= 0
+            and pair[1] >= 1
+        ):
+            raise ValueError(f"not a [value, count] pair of a value and a positive count: {pair!r}")
+        if h.get_lowest_equivalent_value(pair[0]) != pair[0]:
+            raise ValueError(f"{pair[0]} is not the lowest value of its bucket")
+        if not h.record_value(pair[0], pair[1]):
+            raise ValueError(f"{pair[0]} is beyond the histogram's highest value")
+    return h.encode().decode()
+
+
+def histogram_encoding(h: dict) -> str:
+    """The V2 base64 encoding of a histogram in either of the protocol's forms (an
+    object with `histogram` or `counts`, such as one of a queue result's intervals)."""
+    if "counts" in h:
+        return histogram_from_counts(h["counts"])
+    return h["histogram"]
 
 
 def check_result(task: Task, r: dict, suite: Suite, identity: dict) -> dict[str, Metric]:

@@ -87,6 +87,13 @@ class Report:
     noisy: list[CellResult]
     errors: list[CellResult]
     pending: list[CellResult]
+    # Files written beside the report (charts, interval logs), by relative name.
+    attachments: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def files_dir(self) -> str:
+        """The directory the attachments go in, beside the report's Markdown."""
+        return f"report-{self.run['id']}"
 
 
 class CompareError(ValueError):
@@ -806,6 +813,16 @@ def build(
                 tables.append(dataclasses.replace(t, title=title))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
             readings.append(suite.reading)
+    attachments: dict[str, bytes] = {}
+
+    def processes(cell: Cell) -> list[tuple[int, dict]]:
+        rows = store.processes(run_id, cell.key)
+        return [(p["rep"], json.loads(p["result"])["client"]) for p in rows if p["status"] == "ok"]
+
+    for suite in suites.SUITES.values():
+        mine = [r for r in results if r.cell.suite == suite.name]
+        if mine:
+            attachments.update(suite.attachments(mine, processes))
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)
@@ -820,6 +837,7 @@ def build(
         noisy=noisy,
         errors=[r for r in everything if r.status == "error"],
         pending=[r for r in everything if r.status == "pending"],
+        attachments=attachments,
     )
 
 
@@ -925,6 +943,18 @@ def markdown(rep: Report) -> str:
         ]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
         out += [""]
+    charts = sorted(n for n in rep.attachments if n.endswith(".svg"))
+    if charts:
+        out += ["## Charts", ""]
+        out += [f"![{n.removesuffix('.svg')}]({rep.files_dir}/{n})" for n in charts]
+        out += [""]
+    logs = [n for n in rep.attachments if n.endswith(".hlog")]
+    if logs:
+        out += [
+            f"Per-second interval histograms of every queue process: {len(logs)} HdrHistogram "
+            f"logs in `{rep.files_dir}/queue/`.",
+            "",
+        ]
     out += _lists(rep, bullet="- ")
     return "\n".join(out).rstrip() + "\n"
 

@@ -82,8 +82,13 @@ def _with_fixtures(task: Task, identities, wrap=None) -> Outcome:
             if name == "input":
                 fixtures[name] = str(suite.input_file(task.cell))
             else:
-                workdirs[name] = fixtures[name] = tempfile.mkdtemp(prefix=f"wirebench-{name}-")
+                parent = suite.fixture_parent(task.cell, name)
+                workdirs[name] = fixtures[name] = tempfile.mkdtemp(
+                    prefix=f"wirebench-{name}-", dir=parent
+                )
         return _execute(task, suite, fixtures, identities, wrap)
+    except ResultError as e:  # the cell's fixtures cannot be made here
+        return Outcome("error", str(e))
     finally:
         for d in workdirs.values():
             shutil.rmtree(d, ignore_errors=True)

@@ -17,7 +17,6 @@ each percentile gets an interval by resampling processes.
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,7 +191,7 @@ def _counts(encoded: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
     per = []
     for text in encoded:
-        h = HdrHistogram.decode(base64.b64decode(text))
+        h = HdrHistogram.decode(text)
         per.append(
             {
                 i.value_iterated_to: i.count_added_in_this_iter_step
@@ -223,7 +222,7 @@ def merge_histograms(encoded: list[str]):
 
     merged = None
     for text in encoded:
-        h = HdrHistogram.decode(base64.b64decode(text))
+        h = HdrHistogram.decode(text)
         if merged is None:
             merged = h
         else:

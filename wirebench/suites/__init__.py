@@ -14,6 +14,7 @@ takes part (docs/adding-a-suite.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..drivers import BUILDS
@@ -108,6 +109,9 @@ class Suite:
     accompanies_every_run: bool = False
     # Iterations per sample, by profile and case.
     iters: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Whether valgrind may count the cells' instructions (a suite whose samples are
+    # runs of a latency recorder, like queue, has no per-iteration count to give).
+    countable: bool = True
 
     # -- the matrix ---------------------------------------------------------------------
     @property
@@ -136,6 +140,25 @@ class Suite:
 
     def iters_for(self, profile: str, case: str, params: dict[str, str]) -> int:
         return self.iters[profile][case]
+
+    def samples_for(self, profile: str, case: str) -> int | None:
+        """Timed samples per process, where the suite's differ from the profile's (queue:
+        a sample is a run, and the seed's profile has 10,000)."""
+        return None
+
+    def warmup_for(self, profile: str, case: str, iters: int) -> int | None:
+        """Untimed iterations before the first sample, where the suite's differ from the
+        profile's fraction of `iters`."""
+        return None
+
+    def fixture_parent(self, cell: Cell, name: str) -> Path | None:
+        """Where a cell's `work_dir`/`out_dir` is made (None: the system's temporary
+        directory); raises ResultError where the cell's parameters cannot be honoured."""
+        return None
+
+    def provenance(self) -> dict:
+        """What a run of this suite adds to the run's provenance (queue: its storage)."""
+        return {}
 
     def input_file(self, cell: Cell):
         """Suites with the `input` fixture: the file the harness made (and checked) for
@@ -171,6 +194,11 @@ class Suite:
 
         return generic_tables(self, results)
 
+    def attachments(self, results: list[CellResult], processes) -> dict[str, bytes]:
+        """Files written beside the report, by name: charts, logs. `processes(key)` gives
+        a cell's stored process rows (their driver results)."""
+        return {}
+
     @property
     def compared_metrics(self) -> tuple[str, ...]:
         return self.compared or (self.primary,)
@@ -185,9 +213,9 @@ class Suite:
 
 
 def _registry() -> dict[str, Suite]:
-    from . import codec, limit, rpc
+    from . import codec, limit, queue, rpc
 
-    return {s.name: s for s in (rpc.SUITE, codec.SUITE, limit.SUITE)}
+    return {s.name: s for s in (rpc.SUITE, codec.SUITE, queue.SUITE, limit.SUITE)}
 
 
 SUITES: dict[str, Suite] = _registry()

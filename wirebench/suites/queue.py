@@ -1,0 +1,273 @@
+"""Suite queue: the append latency of a persisted, memory-mapped queue (seed 002: a Java
+queue against its C++ port; docs/queue-format.md is the queue every language implements,
+Chronicle Queue stands beside it in Java).
+
+A sample is a run, as in the seed: `single` 50,000 writes of one value, `bulk` one
+write of 500,000 values, `paced` writes on a fixed schedule. Every write's service time
+goes into a histogram; the driver's tailer reads every run back before the result counts.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import drivers
+from . import MetricSpec, Param, ResultError, Suite
+
+if TYPE_CHECKING:
+    from ..cells import Cell, Task
+    from ..protocol import Metric
+    from ..report import CellResult, Table
+
+RATES = {"100k": 100_000, "500k": 500_000, "1M": 1_000_000}
+PACED_RUN_SECONDS = 0.1  # a paced run's length at its rate
+# The paced table's verdict: the highest rate whose p99 latency stays under this.
+P99_BOUND_NS = 10_000
+
+# Where the queue's directory goes, by the `storage` parameter.
+STORAGE = {
+    "tmpfs": Path("/dev/shm"),
+    "disk": drivers.ROOT / "results" / "queue",
+}
+# Runs per process, and untimed runs before them, by profile and case. The standard
+# profile has the seed's 10,000 runs.
+RUNS = {
+    "quick": {"single": 200, "bulk": 200, "paced": 10},
+    "standard": {"single": 10_000, "bulk": 10_000, "paced": 100},
+}
+WARMUP_RUNS = {"quick": 20, "standard": 100}
+ITERS = {"single": 50_000, "bulk": 500_000}
+
+
+def mount_of(path: Path) -> dict:
+    """The file system holding `path` (its nearest existing ancestor): mount point, type
+    and device, from /proc/mounts."""
+    p = path
+    while not p.exists():
+        p = p.parent
+    p = p.resolve()
+    best = {"mount": "/", "fs": "?", "device": "?"}
+    try:
+        lines = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return best
+    for line in lines:
+        device, mount, fs, *_ = line.split()
+        if (p == Path(mount) or Path(mount) in p.parents) and len(mount) >= len(best["mount"]):
+            best = {"mount": mount, "fs": fs, "device": device}
+    return best
+
+
+def storage_dir(storage: str) -> Path:
+    """The directory a cell's queue goes under, after checking that it is what the
+    parameter says: tmpfs on tmpfs, disk on anything else."""
+    where = STORAGE[storage]
+    fs = mount_of(where)["fs"]
+    if (storage == "tmpfs") != (fs == "tmpfs"):
+        raise ResultError(f"storage {storage}: {where} is on {fs} here, so it cannot be measured")
+    where.mkdir(parents=True, exist_ok=True)
+    return where
+
+
+def histogram_total(encoded: str) -> int:
+    from hdrh.histogram import HdrHistogram
+
+    return HdrHistogram.decode(encoded).get_total_count()
+
+
+def _wrap64(v: int) -> int:
+    return (v + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def expected_checks(n: int, warmup: int, samples: int) -> list[int]:
+    """The sum of each timed run's values: the process writes 0, 1, 2, ... through its
+    warm-up and its runs, `n` values a run."""
+    out = []
+    for run in range(warmup, warmup + samples):
+        lo = run * n
+        out.append(_wrap64(n * lo + n * (n - 1) // 2))
+    return out
+
+
+def interval_log(result: dict, metric: str = "latency") -> str:
+    """A process's per-second histograms as an HdrHistogram interval log (the format of
+    HistogramLogWriter, readable by HistogramLogProcessor and HdrHistogram's plotters)."""
+    from hdrh.histogram import HdrHistogram
+    from hdrh.log import HistogramLogWriter
+
+    from ..protocol import histogram_encoding
+
+    out = io.StringIO()
+    w = HistogramLogWriter(out)
+    cell = f"{result.get('lang')}/{result.get('lib')} {result.get('case')} {result.get('params')}"
+    w.output_comment(f"wirebench queue {metric}, ns: {cell}")
+    w.output_legend()
+    for iv in (result.get("intervals") or {}).get(metric, []):
+        h = HdrHistogram.decode(histogram_encoding(iv))
+        h.set_start_time_stamp(int(iv["start_ms"]))
+        h.set_end_time_stamp(int(iv["start_ms"]) + int(iv["length_ms"]))
+        # Times in the log are seconds since the first timed run; the max is in ns.
+        w.output_interval_histogram(
+            h,
+            iv["start_ms"] / 1000.0 or 1e-9,  # 0 would mean "the histogram's own stamp"
+            (iv["start_ms"] + iv["length_ms"]) / 1000.0,
+            max_value_unit_ratio=1.0,
+        )
+    return out.getvalue()
+
+
+class Queue(Suite):
+    def iters_for(self, profile, case, params):
+        if case == "paced":
+            return int(RATES[params["rate"]] * PACED_RUN_SECONDS)
+        return ITERS[case]
+
+    def samples_for(self, profile: str, case: str) -> int:
+        return RUNS[profile][case]
+
+    def warmup_for(self, profile: str, case: str, iters: int) -> int:
+        return max(1, WARMUP_RUNS[profile] // (10 if case == "paced" else 1))
+
+    def fixture_parent(self, cell: Cell, name: str) -> Path:
+        return storage_dir(cell.param.get("storage", "tmpfs"))
+
+    def expand(self, driver, entry, ctx):
+        if ctx.pairs:
+            return []
+        storages = sorted(ctx.filters.get("storage") or {"tmpfs"}, key=list(STORAGE).index)
+        return [({**entry["params"], "storage": s}, None) for s in storages]
+
+    def headline(self, cell, default):
+        """Each library's default cell (release, or its own ordering; monotonic clock;
+        pretouched) in single and bulk, on tmpfs."""
+        return default and cell.case != "paced" and cell.param.get("storage") == "tmpfs"
+
+    def provenance(self) -> dict:
+        return {"storage": {s: {"path": str(p), **mount_of(p)} for s, p in STORAGE.items()}}
+
+    # -- judging ------------------------------------------------------------------------
+    def check_result(self, task: Task, r: dict, metrics: dict[str, Metric]) -> None:
+        case, n, runs = task.cell.case, task.iters, task.samples
+        warmup = r.get("warmup")
+        if not isinstance(warmup, int):
+            raise ResultError("malformed result: no warm-up count")
+        entries = 1 if case == "bulk" else n
+        want = expected_checks(n, warmup, runs)
+        if r.get("check") != want:
+            got = r.get("check")
+            bad = next(
+                (i for i, (a, b) in enumerate(zip(got or [], want, strict=False)) if a != b), None
+            )
+            raise ResultError(
+                "wrong answers: the tailer's sums differ from the values written"
+                + (f" (run {bad}: {got[bad]}, expected {want[bad]})" if bad is not None else "")
+                + (f"; {len(got or [])} sums for {runs} runs" if len(got or []) != runs else "")
+            )
+        if r.get("entries_checked") != (warmup + runs) * entries:
+            raise ResultError(
+                f"the tailer checked {r.get('entries_checked')!r} entries, "
+                f"expected {(warmup + runs) * entries}"
+            )
+        if len(metrics["time"].samples) != runs:
+            raise ResultError(f"{len(metrics['time'].samples)} time samples for {runs} runs")
+        names = ("latency", "service") if case == "paced" else ("latency",)
+        if case == "paced" and "service" not in metrics:
+            raise ResultError("a paced result without its service-time histogram")
+        intervals = r.get("intervals")
+        if not isinstance(intervals, dict):
+            raise ResultError("malformed result: no per-second interval histograms")
+        from ..protocol import histogram_encoding
+
+        for name in names:
+            total = histogram_total(metrics[name].histogram)
+            if total != runs * entries:
+                raise ResultError(
+                    f"{name} histogram holds {total} values, expected {runs * entries}"
+                )
+            try:
+                in_intervals = sum(
+                    histogram_total(histogram_encoding(iv)) for iv in intervals.get(name, [])
+                )
+            except (ValueError, TypeError, KeyError) as e:
+                raise ResultError(f"malformed {name} interval histogram: {e}") from None
+            if in_intervals != total:
+                raise ResultError(
+                    f"the {name} interval histograms hold {in_intervals} values, "
+                    f"the whole run {total}"
+                )
+
+    # -- the report ---------------------------------------------------------------------
+    def tables(self, results: list[CellResult], context: dict) -> list[Table]:
+        from .queue_report import tables
+
+        return tables(self, results)
+
+    def attachments(self, results: list[CellResult], processes) -> dict[str, bytes]:
+        from .queue_report import attachments
+
+        return attachments(results, processes)
+
+
+SUITE = Queue(
+    name="queue",
+    description="append latency of a memory-mapped queue (wbq in every language, "
+    "Chronicle Queue in Java), every run read back by a tailer",
+    cases={
+        "single": "start a write, write one long, end it: 50,000 writes a run",
+        "bulk": "one write holding 500,000 longs a run",
+        "paced": "single writes on a fixed schedule (open loop): latency from the scheduled "
+        "start, so a stall shows in the writes behind it",
+    },
+    params=(
+        Param(
+            "ordering",
+            ("release", "seqcst", "none", "lib"),
+            "how a write is published: a release store, a sequentially consistent one (a "
+            "full fence on x86), none (the null floor), or Chronicle Queue's own",
+        ),
+        Param("clock", ("mono", "tsc"), "each entry's timestamp: the monotonic clock or rdtsc"),
+        Param("pretouch", ("on", "off"), "the next cycle file mapped and touched between runs"),
+        Param("rate", tuple(RATES), "paced: writes per second"),
+        Param(
+            "storage",
+            tuple(STORAGE),
+            "where the queue's files are: tmpfs (/dev/shm) or the project's disk",
+            harness=True,
+        ),
+    ),
+    metrics=(
+        MetricSpec(
+            "time",
+            "samples",
+            "ns",
+            "per run, the writes' service times (per write; bulk: per long)",
+        ),
+        MetricSpec(
+            "latency",
+            "histogram",
+            "ns",
+            "every write's service time (bulk: every run's write; paced: from its scheduled start)",
+        ),
+        MetricSpec(
+            "service",
+            "histogram",
+            "ns",
+            "paced: every write's service time",
+            required=False,
+        ),
+    ),
+    reading=(
+        "Queue: a write's service time runs from just before it starts to just after it is "
+        "published, on the driver's monotonic clock; the histograms hold every timed write "
+        "(bulk: every run's one write), merged over processes, each percentile with an "
+        "interval from resampling processes. `time` is the mean per write (bulk: per long). "
+        "Every run was read back by a tailer (count, values, timestamps) before it counted. "
+        "null is the floor: the same clock reads and stores into a heap array, nothing "
+        "published. steal: the largest share of a process's time the hypervisor took."
+    ),
+    fixtures=("work_dir",),
+    lib_order=("null", "wbq", "chronicle"),
+    countable=False,
+)
