@@ -7,6 +7,7 @@ import os
 import signal
 import struct
 import subprocess
+import sys
 import time
 
 import pytest
@@ -59,11 +60,20 @@ def test_a_dead_writers_entry_stops_tailers_and_is_abandoned_on_reopen(tmp_path)
 
 
 def test_a_second_appender_is_refused_naming_the_holder(tmp_path):
-    w = Writer(tmp_path)
-    with pytest.raises(QueueError, match=f"already has an appender \\(pid {os.getpid()}\\)"):
-        Writer(tmp_path)
-    w.close()
-    Writer(tmp_path).close()  # free again
+    # A record lock belongs to a process: the holder must be another one.
+    code = "import sys, time; from wirebench.queue_format import Writer; "
+    code += "w = Writer(sys.argv[1]); print('locked', flush=True); time.sleep(60)"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(QueueError, match=f"already has an appender \\(pid {holder.pid}\\)"):
+            Writer(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+    Writer(tmp_path).close()  # free again once the holder is gone
 
 
 def _corrupt(tmp_path, offset, data):
