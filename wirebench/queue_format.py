@@ -56,8 +56,8 @@ class Tail:
     entries: int = 0
     abandoned: int = 0
     stopped: str = "end"  # end | incomplete
-    file: str | None = None
-    offset: int = 0
+    file: str | None = None  # where it stopped (None: no cycle file at all)
+    offset: int | None = None
     clock: str | None = None
 
     def summary(self) -> dict:

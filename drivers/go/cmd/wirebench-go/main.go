@@ -1,5 +1,5 @@
 // Command wirebench-go is the Go driver of wirebench. It implements docs/protocol.md:
-// the commands info, list, run and golden, on the registry of suites (internal/suite).
+// the commands info, list, run, golden and queue, on the registry of suites (internal/suite).
 // The command line knows no suite: it looks the suite up, validates the cell against the
 // suite's registry entry (cases, libraries, parameters and their legal values, fixtures)
 // and hands the validated run to the suite.
@@ -9,14 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"wirebench/drivers/go/internal/core"
+	"wirebench/drivers/go/internal/queue"
 	"wirebench/drivers/go/internal/suite"
 )
 
@@ -129,6 +132,12 @@ func validate(a args, order []string) (*core.Run, error) {
 		return nil, core.Usage("case '%s' is not in suite %s (one of: %s)", r.Case, s.Name,
 			strings.Join(s.Cases, ", "))
 	}
+	for _, name := range order {
+		if p := s.Param(name); p != nil && !p.AppliesTo(r.Case) {
+			return nil, core.Usage("flag --%s is not a parameter of case %s (only of: %s)", name, r.Case,
+				strings.Join(p.Cases, ", "))
+		}
+	}
 	lib := a["lib"]
 	if r.Lib = s.Lib(lib); r.Lib == nil {
 		if !a.has("lib") {
@@ -138,7 +147,7 @@ func validate(a args, order []string) (*core.Run, error) {
 			strings.Join(s.LibNames(), ", "))
 	}
 	var err error
-	for _, p := range s.Params {
+	for _, p := range s.CaseParams(r.Case) {
 		context := ""
 		if slices.Contains(p.Values, a[p.Name]) {
 			context = " for lib " + lib // a legal value that this library does not support
@@ -352,6 +361,256 @@ func goldenCommand(argv []string) error {
 	return nil
 }
 
+// ---- queue append|tail ------------------------------------------------------------------
+
+// queueFlags reads the flags of `queue append|tail DIR`: --NAME VALUE, --NAME=VALUE, and
+// the switches (no value) named in switches; any name not in known is a usage error.
+func queueFlags(argv []string, known, switches []string) (args, error) {
+	flags := args{}
+	for i := 0; i < len(argv); i++ {
+		name, ok := strings.CutPrefix(argv[i], "--")
+		if !ok {
+			return nil, core.Usage("unexpected argument '%s'", argv[i])
+		}
+		name, value, inline := strings.Cut(name, "=")
+		switch {
+		case slices.Contains(switches, name):
+			if inline {
+				return nil, core.Usage("flag --%s takes no value", name)
+			}
+		case !slices.Contains(known, name):
+			return nil, core.Usage("unknown flag --%s (flags: --%s)", name,
+				strings.Join(append(slices.Clone(known), switches...), ", --"))
+		case !inline:
+			i++
+			if i == len(argv) {
+				return nil, core.Usage("flag --%s needs a value", name)
+			}
+			value = argv[i]
+		}
+		if flags.has(name) {
+			return nil, core.Usage("flag --%s given twice", name)
+		}
+		flags[name] = value
+	}
+	return flags, nil
+}
+
+// countOr is the count --name, or def without it.
+func countOr(a args, name string, def, min uint64) (uint64, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	return parseCount(a, name, min)
+}
+
+// queueCommand is `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): the
+// wbq queue for interoperability and crash tests.
+func queueCommand(argv []string) error {
+	if len(argv) < 2 || (argv[1] != "append" && argv[1] != "tail") {
+		return core.Usage("queue: missing or unknown subcommand (append or tail)")
+	}
+	if len(argv) < 3 || argv[2] == "" || strings.HasPrefix(argv[2], "--") {
+		return core.Usage("queue %s: missing DIR", argv[1])
+	}
+	if argv[1] == "append" {
+		return queueAppend(argv[2], argv[3:])
+	}
+	return queueTail(argv[2], argv[3:])
+}
+
+func queueAppend(dir string, argv []string) error {
+	a, err := queueFlags(argv, []string{"entries", "longs", "first", "ordering", "clock", "cycle-size",
+		"pause-us"}, []string{"die-mid-entry"})
+	if err != nil {
+		return err
+	}
+	wbq := queue.FindLib("wbq")
+	if !a.has("entries") {
+		return core.Usage("queue append: missing --entries N")
+	}
+	entries, err := parseCount(a, "entries", 0)
+	if err != nil {
+		return err
+	}
+	longs, err := countOr(a, "longs", 1, 1)
+	if err != nil {
+		return err
+	}
+	var first int64
+	if a.has("first") {
+		if first, err = strconv.ParseInt(a["first"], 10, 64); err != nil {
+			return core.Usage("bad value for --first: '%s' (want a signed 64-bit integer)", a["first"])
+		}
+	}
+	if a.has("ordering") { // Go's wbq publishes with seqcst only (internal/queue/wbq.go)
+		if _, err := oneOf(a, "ordering", wbq.Orderings, " for lib wbq"); err != nil {
+			return err
+		}
+	}
+	o := queue.Options{Clock: queue.Mono, CycleSize: queue.DefaultCycleSize}
+	if a.has("clock") {
+		c, err := oneOf(a, "clock", wbq.Clocks, " for lib wbq")
+		if err != nil {
+			return err
+		}
+		if c == "tsc" {
+			o.Clock = queue.TSC
+		}
+	}
+	size, err := countOr(a, "cycle-size", queue.DefaultCycleSize, queue.MinCycleSize)
+	if err != nil {
+		return err
+	}
+	if size%4096 != 0 || size > 1<<40 {
+		return core.Usage("bad value for --cycle-size: %d (a multiple of 4096, at least %d)", size,
+			queue.MinCycleSize)
+	}
+	o.CycleSize = int64(size)
+	pause, err := countOr(a, "pause-us", 0, 0)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	q, err := queue.Open(dir, o)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	v, sum := first, int64(0)
+	for range entries {
+		if err := q.Start(int(longs)); err != nil {
+			return err
+		}
+		for range longs {
+			q.WriteLong(uint64(v))
+			sum += v
+			v++
+		}
+		q.End()
+		if pause > 0 {
+			time.Sleep(time.Duration(pause) * time.Microsecond)
+		}
+	}
+	if a.has("die-mid-entry") {
+		// As a process killed in the middle of a write: the entry stays WORKING.
+		if err := q.Start(int(longs)); err != nil {
+			return err
+		}
+		for range longs / 2 {
+			q.WriteLong(uint64(v))
+			v++
+		}
+		os.Exit(3)
+	}
+	var j core.Object
+	j.Num("entries", entries).Num("longs", entries*longs).Raw("first", strconv.FormatInt(first, 10)).
+		Raw("sum", strconv.FormatInt(sum, 10))
+	core.PrintLine(j.Text())
+	return nil
+}
+
+func queueTail(dir string, argv []string) error {
+	a, err := queueFlags(argv, []string{"expect", "timeout"}, []string{"follow"})
+	if err != nil {
+		return err
+	}
+	follow := a.has("follow")
+	if follow != a.has("expect") {
+		return core.Usage("queue tail: --follow and --expect N go together")
+	}
+	expect, err := countOr(a, "expect", 0, 0)
+	if err != nil {
+		return err
+	}
+	timeout := 30.0
+	if a.has("timeout") {
+		if timeout, err = strconv.ParseFloat(a["timeout"], 64); err != nil || timeout <= 0 {
+			return core.Usage("bad value for --timeout: '%s' (seconds, more than 0)", a["timeout"])
+		}
+	}
+	if !follow { // a follower waits for the directory too
+		if _, err := os.Stat(dir); err != nil {
+			return err
+		}
+	}
+	t, err := queue.OpenTailer(dir)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	deadline := time.Now().Add(time.Duration(timeout * float64(time.Second)))
+	var n, longs uint64
+	var firstV, lastV, sum, lastTs int64
+	consecutive, monotonic := true, true
+	stopped := queue.AtEnd
+	for !follow || n < expect {
+		e, st, err := t.Next()
+		if err != nil {
+			return err
+		}
+		if st != queue.Read {
+			if !follow {
+				stopped = st
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("queue tail %s: %d of %d entries after %g s", dir, n, expect, timeout)
+			}
+			time.Sleep(50 * time.Microsecond)
+			continue
+		}
+		if e.Length%8 != 0 {
+			return fmt.Errorf("%s offset %d: an entry of %d bytes is not a whole number of longs",
+				filepath.Join(dir, e.File), e.Offset, e.Length)
+		}
+		if n > 0 && e.Timestamp < lastTs {
+			monotonic = false
+		}
+		lastTs = e.Timestamp
+		for _, x := range e.Longs {
+			v := int64(x)
+			if longs == 0 {
+				firstV = v
+			} else if v != lastV+1 {
+				consecutive = false
+			}
+			lastV = v
+			sum += v
+			longs++
+		}
+		n++
+	}
+	if follow {
+		if stopped, err = t.Peek(); err != nil {
+			return err
+		}
+	}
+	var j core.Object
+	j.Num("entries", n).Num("longs", longs)
+	if longs > 0 {
+		j.Raw("first", strconv.FormatInt(firstV, 10)).Raw("last", strconv.FormatInt(lastV, 10))
+	} else {
+		j.Raw("first", "null").Raw("last", "null")
+	}
+	j.Raw("sum", strconv.FormatInt(sum, 10)).Bool("consecutive", consecutive).Bool("monotonic", monotonic).
+		Num("abandoned", t.Abandoned())
+	if stopped == queue.Incomplete {
+		j.Str("stopped", "incomplete")
+	} else {
+		j.Str("stopped", "end")
+	}
+	if file, off := t.Where(); file != "" {
+		j.Str("file", file).Num("offset", uint64(off))
+	} else {
+		j.Raw("file", "null").Raw("offset", "null")
+	}
+	core.PrintLine(j.Text())
+	return nil
+}
+
 // usageText is the usage, from the registry.
 func usageText() string {
 	var b strings.Builder
@@ -360,12 +619,18 @@ func usageText() string {
          [--samples S] [--warmup W] [--role local|client|server] [--in-fd R --out-fd W]
          [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that take them)
        wirebench-go golden write|check DIR
+       wirebench-go queue append DIR --entries N [--longs K] [--first V] [--ordering O]
+         [--clock C] [--cycle-size B] [--pause-us U] [--die-mid-entry]
+       wirebench-go queue tail DIR [--follow --expect N] [--timeout S]
 `)
 	for _, s := range suite.All {
 		fmt.Fprintf(&b, "  suite %s: --case %s --lib %s\n   ", s.Name, strings.Join(s.Cases, "|"),
 			strings.Join(s.LibNames(), "|"))
 		for _, p := range s.Params {
 			fmt.Fprintf(&b, " --%s %s", p.Name, strings.Join(p.Values, "|"))
+			if p.Cases != nil {
+				fmt.Fprintf(&b, " (%s)", strings.Join(p.Cases, ", "))
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -402,6 +667,8 @@ func realMain(argv []string) error {
 		return r.Suite.Run(r)
 	case "golden":
 		return goldenCommand(argv)
+	case "queue":
+		return queueCommand(argv)
 	}
 	return core.Usage("unknown command '%s'", argv[0])
 }

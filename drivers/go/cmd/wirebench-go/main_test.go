@@ -109,8 +109,8 @@ func cellArgs(t *testing.T, suiteName, kase, lib string, param func(string) stri
 		t.Fatalf("unknown suite %s", suiteName)
 	}
 	args := []string{"run", "--suite", suiteName, "--case", kase, "--lib", lib}
-	for _, p := range s.ParamNames() {
-		args = append(args, "--"+p, param(p))
+	for _, p := range s.CaseParams(kase) {
+		args = append(args, "--"+p.Name, param(p.Name))
 	}
 	return args
 }
@@ -144,7 +144,7 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 	for _, line := range lines {
 		c := object(t, line)
 		params := c["params"].(map[string]any)
-		if len(params) != len(suite.Find(c["suite"].(string)).Params) {
+		if len(params) != len(suite.Find(c["suite"].(string)).CaseParams(c["case"].(string))) {
 			t.Errorf("%s: parameters other than its suite's", line)
 		}
 		get := func(p string) string { v, _ := params[p].(string); return v }
@@ -164,8 +164,12 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 		suites[c["suite"].(string)] = true
 		args := append(strings.Fields(want[i]), "--iters", "3", "--samples", "2", "--warmup", "1")
 		outDir := t.TempDir()
-		if c["suite"] == "codec" {
+		switch c["suite"] {
+		case "codec":
 			args = append(args, "--out-dir", outDir)
+		case "queue":
+			args = append(strings.Fields(want[i]), "--iters", queueIters(c["case"].(string)), "--samples", "2",
+				"--warmup", "1", "--work-dir", queueDir(t), "--out-dir", outDir)
 		}
 		r := driver(t, nil, args...)
 		if r.code != 0 {
@@ -185,8 +189,12 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 			t.Errorf("%v: role %v, warmup %v", args, res["role"], res["warmup"])
 		}
 		metrics, _ := res["metrics"].(map[string]any)
-		if c["suite"] == "codec" {
+		switch c["suite"] {
+		case "codec":
 			checkCodecResult(t, args, res, filepath.Join(outDir, c["case"].(string)+"."+c["lib"].(string)))
+			continue
+		case "queue":
+			checkQueueResult(t, args, res)
 			continue
 		}
 		timeM, _ := metrics["time"].(map[string]any)
@@ -412,8 +420,8 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 		{[]string{"frobnicate"}, "'frobnicate'"},
 		{with(rpcCell, "--bogus", "1"), "unknown flag --bogus"},
 		{[]string{"run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
-			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit, codec)"},
-		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit, codec)"},
+			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit, codec, queue)"},
+		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit, codec, queue)"},
 		{[]string{"run", "--suite", "rpc", "--case", "memcpy", "--lib", "memcpy"},
 			"case 'memcpy' is not in suite rpc (one of: carsales, catrank, eval)"},
 		{[]string{"run", "--suite", "rpc", "--case", "eval", "--lib", "protobuf", "--mode", "bytes",
@@ -461,6 +469,29 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 			"flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation)"},
 		{with(codecDefault, "--input", "f"), "flag --input is a fixture that suite codec does not take"},
 		{with(codecDefault, "--role", "client"), "--role client is not possible in suite codec"},
+		{queueCell("single", "wbq", "seqcst", "mono", "on", "--rate", "1M"),
+			"flag --rate is not a parameter of case single (only of: paced)"},
+		{queueCell("single", "wbq", "release", "mono", "on"),
+			"unknown value for --ordering: 'release' for lib wbq (one of: seqcst)"},
+		{queueCell("bulk", "null", "none", "mono", "off"),
+			"unknown value for --pretouch: 'off' for lib null (one of: on)"},
+		{queueCell("paced", "wbq", "seqcst", "mono", "on"), "missing --rate (one of: 100k, 500k, 1M)"},
+		{queueCell("paced", "wbq", "seqcst", "mono", "off", "--rate", "1M"),
+			"case paced runs lib wbq in its default variant only (--ordering seqcst --clock mono --pretouch on)"},
+		{queueCell("single", "wbq", "seqcst", "sundial", "on"), "unknown value for --clock: 'sundial' (one of: "},
+		{queueCell("single", "wbq", "seqcst", "mono", "on")[:15], "lib wbq needs --work-dir DIR"},
+		{queueCell("single", "null", "none", "mono", "on", "--input", "f"),
+			"flag --input is a fixture that suite queue does not take (its fixtures: work-dir, out-dir)"},
+		{[]string{"queue"}, "queue: missing or unknown subcommand (append or tail)"},
+		{[]string{"queue", "append"}, "queue append: missing DIR"},
+		{[]string{"queue", "append", "d"}, "queue append: missing --entries N"},
+		{[]string{"queue", "append", "d", "--entries", "1", "--ordering", "release"},
+			"unknown value for --ordering: 'release' for lib wbq (one of: seqcst)"},
+		{[]string{"queue", "append", "d", "--entries", "1", "--cycle-size", "70000"}, "bad value for --cycle-size"},
+		{[]string{"queue", "append", "d", "--entries", "1", "--longs", "0"}, "bad value for --longs: 0"},
+		{[]string{"queue", "append", "d", "--entries", "1", "--bogus", "1"}, "unknown flag --bogus"},
+		{[]string{"queue", "tail", "d", "--follow"}, "--follow and --expect N go together"},
+		{[]string{"queue", "tail", "d", "--timeout", "x"}, "bad value for --timeout: 'x'"},
 		{[]string{"golden"}, "golden: missing subcommand"},
 		{[]string{"golden", "read", "x"}, "'read'"},
 		{[]string{"golden", "check"}, "missing DIR"},
@@ -473,6 +504,12 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 and %q in the message: %s", c.args, r.code, c.needle, r.stderr)
 		}
 	}
+}
+
+// queueCell is a queue cell with --iters 1 and a work directory, plus extra flags.
+func queueCell(kase, lib, ordering, clock, pretouch string, extra ...string) []string {
+	return append([]string{"run", "--suite", "queue", "--case", kase, "--lib", lib, "--ordering", ordering,
+		"--clock", clock, "--pretouch", pretouch, "--iters", "1", "--work-dir", os.TempDir()}, extra...)
 }
 
 // An unknown library's message lists exactly the suite's libraries of the registry.

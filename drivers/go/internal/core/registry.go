@@ -36,7 +36,12 @@ func Usage(format string, args ...any) error {
 type Param struct {
 	Name   string
 	Values []string
+	// Cases are the cases it applies to (queue's rate: paced only); nil: every case.
+	Cases []string
 }
+
+// AppliesTo reports whether p is a parameter of the suite's case kase.
+func (p *Param) AppliesTo(kase string) bool { return p.Cases == nil || slices.Contains(p.Cases, kase) }
 
 // Params are a cell's parameter values, in the order of its suite's Params.
 type Params [][2]string
@@ -136,6 +141,17 @@ func (s *Suite) Param(name string) *Param {
 	return nil
 }
 
+// CaseParams are the suite's parameters of case kase, in their order.
+func (s *Suite) CaseParams(kase string) []Param {
+	var params []Param
+	for _, p := range s.Params {
+		if p.AppliesTo(kase) {
+			params = append(params, p)
+		}
+	}
+	return params
+}
+
 // Cell is one line of `list`.
 type Cell struct {
 	Suite, Case, Lib string
@@ -143,26 +159,28 @@ type Cell struct {
 }
 
 // Cells are the suite's cells in the order of `list`: case, library, then every
-// parameter in its order with the values the library supports, less what Refuse refuses.
+// parameter of the case in its order with the values the library supports, less what
+// Refuse refuses.
 func (s *Suite) Cells() []Cell {
 	var cells []Cell
 	for _, kase := range s.Cases {
+		params := s.CaseParams(kase)
 		for i := range s.Libs {
 			lib := &s.Libs[i]
 			var product func(p Params)
 			product = func(p Params) {
-				if len(p) == len(s.Params) {
+				if len(p) == len(params) {
 					if s.Refuse == nil || s.Refuse(lib, p) == nil {
 						cells = append(cells, Cell{s.Name, kase, lib.Name, slices.Clone(p)})
 					}
 					return
 				}
-				param := s.Params[len(p)]
+				param := params[len(p)]
 				for _, v := range lib.Values(param) {
 					product(append(p, [2]string{param.Name, v}))
 				}
 			}
-			product(make(Params, 0, len(s.Params)))
+			product(make(Params, 0, len(params)))
 		}
 	}
 	return cells

@@ -11,7 +11,7 @@ func TestCellsOrderNarrowingAndRefusal(t *testing.T) {
 	s := &Suite{
 		Name:   "toy",
 		Cases:  []string{"c1", "c2"},
-		Params: []Param{{"p", []string{"a", "b"}}, {"q", []string{"x", "y", "z"}}},
+		Params: []Param{{Name: "p", Values: []string{"a", "b"}}, {Name: "q", Values: []string{"x", "y", "z"}}},
 		Libs:   []Lib{{Name: "all"}, {Name: "narrow", Supports: map[string][]string{"q": {"z", "x"}}}},
 		Refuse: func(_ *Lib, p Params) error {
 			if p.Get("p") == "b" && p.Get("q") == "y" {
@@ -34,5 +34,23 @@ func TestCellsOrderNarrowingAndRefusal(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("cells:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A parameter of some cases only is in those cases' cells only.
+func TestCaseParams(t *testing.T) {
+	s := &Suite{
+		Name:   "toy",
+		Cases:  []string{"c1", "c2"},
+		Params: []Param{{Name: "p", Values: []string{"a"}}, {Name: "r", Values: []string{"x", "y"}, Cases: []string{"c2"}}},
+		Libs:   []Lib{{Name: "l"}},
+	}
+	var got []string
+	for _, c := range s.Cells() {
+		got = append(got, fmt.Sprint(c.Case, " ", c.Params))
+	}
+	want := "[c1 [[p a]] c2 [[p a] [r x]] c2 [[p a] [r y]]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("cells %v, want %s", got, want)
 	}
 }

@@ -3,13 +3,15 @@ package core
 import "strconv"
 
 // Metric is a metric of the samples form (docs/protocol.md, Metrics): one total per timed
-// sample of Iters iterations; or, if Scalar, of the scalar form: one Value per process.
+// sample of Iters iterations; or, if Scalar, of the scalar form: one Value per process;
+// or, if Histogram is set, of the histogram form: an HdrHistogram, V2 compressed, base64.
 type Metric struct {
 	Name, Unit string
 	Iters      uint64
 	Samples    []uint64
 	Scalar     bool
 	Value      float64
+	Histogram  string
 }
 
 // ScalarMetric is a metric of the scalar form.
@@ -20,9 +22,12 @@ func ScalarMetric(name, unit string, value float64) Metric {
 func (m Metric) json() string {
 	var j Object
 	j.Str("unit", m.Unit)
-	if m.Scalar {
+	switch {
+	case m.Scalar:
 		j.Raw("value", strconv.FormatFloat(m.Value, 'f', -1, 64))
-	} else {
+	case m.Histogram != "":
+		j.Str("histogram", m.Histogram)
+	default:
 		j.Num("iters", m.Iters).Raw("samples", List(m.Samples))
 	}
 	return j.Text()

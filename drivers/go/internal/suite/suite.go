@@ -7,6 +7,7 @@ import (
 	"wirebench/drivers/go/internal/codec"
 	"wirebench/drivers/go/internal/core"
 	"wirebench/drivers/go/internal/limit"
+	"wirebench/drivers/go/internal/queue"
 	"wirebench/drivers/go/internal/rpc"
 )
 
@@ -15,6 +16,7 @@ var All = []*core.Suite{
 	rpc.Suite,
 	limit.Suite,
 	codec.Suite,
+	queue.Suite,
 }
 
 // Find returns the suite called name, or nil.
