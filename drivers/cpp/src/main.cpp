@@ -1,8 +1,8 @@
 // wirebench-cpp: the C++ driver. Implements docs/protocol.md: the commands info, list, run
-// and golden, on the registry of suites (src/suites.cpp). The command line knows no suite:
-// it looks the suite up, validates the cell against the suite's registry entry (case,
-// library, parameters and their legal values, fixtures) and hands the validated run to the
-// suite.
+// and golden, and a suite's own commands (queue append|tail), on the registry of suites
+// (src/suites.cpp). The command line knows no suite: it looks the suite up, validates the
+// cell against the suite's registry entry (case, library, parameters and their legal values,
+// fixtures) and hands the validated run to the suite.
 
 #include <signal.h>
 
@@ -156,6 +156,13 @@ Run validate(const Args& args) {
                      " (one of: " + joined(suite->libNames()) + ")");
   }
   for (const Param& p : suite->params) {
+    if (!p.appliesTo(run.kase)) {
+      if (args.has(p.name)) {
+        throw UsageError("flag --" + p.name + " does not apply to case " + run.kase +
+                         " of suite " + suite->name + " (only to: " + joined(p.cases) + ")");
+      }
+      continue;
+    }
     // A legal value of the suite that this library does not support says so.
     std::string context =
         args.has(p.name) && contains(p.values, args.get(p.name)) ? " for lib " + run.lib->name : "";
@@ -291,6 +298,7 @@ std::string usage() {
       "         [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that "
       "take them)\n"
       "       wirebench-cpp golden write|check DIR\n";
+  for (const Suite* s : suites()) u += s->commandUsage;
   auto bars = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : "|") + x;
@@ -299,7 +307,10 @@ std::string usage() {
   for (const Suite* s : suites()) {
     u += "  suite " + s->name + ": --case " + bars(s->cases) + " --lib " + bars(s->libNames()) +
          "\n   ";
-    for (const Param& p : s->params) u += " --" + p.name + " " + bars(p.values);
+    for (const Param& p : s->params) {
+      u += " --" + p.name + " " + bars(p.values);
+      if (!p.cases.empty()) u += " (" + bars(p.cases) + ")";
+    }
     u += "\n";
   }
   return u;
@@ -319,6 +330,10 @@ int main(int argc, char** argv) {
       return command == "info" ? wb::info() : wb::list();
     }
     if (command == "golden") return wb::golden(argc, argv);
+    // A suite's own commands: `queue append DIR ...`.
+    if (const wb::Suite* s = wb::findSuite(command); s != nullptr && s->command != nullptr) {
+      return s->command(std::vector<std::string>(argv + 2, argv + argc));
+    }
     if (command != "run") throw wb::UsageError("unknown command '" + command + "'");
     wb::Run run = wb::validate(wb::parseRunFlags(argc, argv));
     return run.suite->run(run);

@@ -13,6 +13,10 @@ const std::vector<std::string>& Lib::values(const Param& p) const {
   return p.values;
 }
 
+bool Param::appliesTo(const std::string& kase) const {
+  return cases.empty() || std::find(cases.begin(), cases.end(), kase) != cases.end();
+}
+
 const std::string& Run::param(const std::string& name) const {
   static const std::string none;
   for (const auto& kv : params) {
@@ -61,14 +65,18 @@ std::vector<Cell> Suite::cells() const {
       run.suite = this;
       run.kase = kase;
       run.lib = &lib;
+      std::vector<const Param*> applying;
+      for (const Param& p : params) {
+        if (p.appliesTo(kase)) applying.push_back(&p);
+      }
       std::function<void()> product = [&] {
-        if (run.params.size() == params.size()) {
+        if (run.params.size() == applying.size()) {
           if (refuse == nullptr || refuse(run).empty()) {
             cells.push_back({name, kase, lib.name, run.params});
           }
           return;
         }
-        const Param& p = params[run.params.size()];
+        const Param& p = *applying[run.params.size()];
         for (const std::string& v : lib.values(p)) {
           run.params.push_back({p.name, v});
           product();

@@ -14,10 +14,14 @@
 namespace wb {
 
 // A cell parameter of a suite, passed as --NAME VALUE, with its legal values in the order
-// of `list`.
+// of `list`, and the cases it applies to (queue's rate: paced only; empty: every case). A
+// case's cells and runs have only the parameters that apply to it.
 struct Param {
   std::string name;
   std::vector<std::string> values;
+  std::vector<std::string> cases{};
+
+  bool appliesTo(const std::string& kase) const;
 };
 
 // A library of a suite as the command line and `list` see it; the suite's own library
@@ -41,7 +45,7 @@ struct Run {
   const Suite* suite = nullptr;
   std::string kase;
   const Lib* lib = nullptr;
-  Pairs params;  // every parameter of the suite, in its order
+  Pairs params;  // every parameter of the suite that applies to the case, in its order
   // local, client or server; "" for a run that its suite starts its own peer for (an rpc
   // pipe cell without --role).
   std::string role;
@@ -93,13 +97,18 @@ struct Suite {
   int (*run)(const Run& run) = nullptr;
   // `golden write DIR` and `golden check DIR`, for a suite that has golden files.
   GoldenCommand goldenWrite = nullptr, goldenCheck = nullptr;
+  // A suite's own commands, `DRIVER <suite> ARGS...` (queue append|tail): gets ARGS,
+  // returns the exit status, throws UsageError. Its lines of the usage text, each ending in
+  // a newline.
+  int (*command)(const std::vector<std::string>& args) = nullptr;
+  std::string commandUsage{};
 
   const Lib* findLib(const std::string& name) const;
   const Param* findParam(const std::string& name) const;
   std::vector<std::string> libNames() const;
   std::vector<std::string> paramNames() const;
-  // The cells in the order of `list`: case, library, then every parameter in its order
-  // with the values the library supports, less what `refuse` refuses.
+  // The cells in the order of `list`: case, library, then every parameter that applies to
+  // the case in its order with the values the library supports, less what `refuse` refuses.
   std::vector<Cell> cells() const;
 };
 

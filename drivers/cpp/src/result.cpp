@@ -39,7 +39,8 @@ Json resultHeader(const Run& run, const std::string& role) {
 }
 
 void printResult(const Run& run, const std::string& role, const std::vector<Metric>& metrics,
-                 const Json& evidence, const std::vector<Scalar>& scalars) {
+                 const Json& evidence, const std::vector<Scalar>& scalars,
+                 const std::vector<RawMetric>& others) {
   Json m;
   for (const Metric& metric : metrics) {
     Json one;
@@ -53,6 +54,7 @@ void printResult(const Run& run, const std::string& role, const std::vector<Metr
     one.str("unit", scalar.unit).raw("value", value);
     m.raw(scalar.name, one.text());
   }
+  for (const RawMetric& other : others) m.raw(other.name, other.json);
   Json j = resultHeader(run, role);
   j.num("warmup", run.warmup)
       .boolean("verified", true)

@@ -33,13 +33,19 @@ struct Scalar {
   double value = 0;
 };
 
+// A metric in another form (the queue suite's histograms), as its JSON object.
+struct RawMetric {
+  std::string name, json;
+};
+
 // The fields every result starts with: protocol, identity, the cell and the role.
 Json resultHeader(const Run& run, const std::string& role);
 
 // A local or client result: the header, the warm-up, the metrics, the suite's evidence
 // (rpc's check and responses_checked) and the provenance. Only a verified run prints one.
 void printResult(const Run& run, const std::string& role, const std::vector<Metric>& metrics,
-                 const Json& evidence, const std::vector<Scalar>& scalars = {});
+                 const Json& evidence, const std::vector<Scalar>& scalars = {},
+                 const std::vector<RawMetric>& others = {});
 
 // A server's result: the header, the suite's counts, and the provenance.
 void printServer(const Run& run, const Json& counts);

@@ -14,12 +14,16 @@ const Suite& suite();  // src/limit/suite.cpp
 namespace codec {
 const Suite& suite();  // src/codec/registry.cpp
 }
+namespace queue {
+const Suite& suite();  // src/queue/suite.cpp
+}
 
 const std::vector<const Suite*>& suites() {
   static const std::vector<const Suite*> all = {
       &rpc::suite(),
       &limit::suite(),
       &codec::suite(),
+      &queue::suite(),
   };
   return all;
 }
