@@ -65,6 +65,8 @@ fn main() {
         "bitcode",
         "postcard",
         "rkyv",
+        "hdrhistogram",
+        "memmap2",
     ] {
         let var = format!("WB_{}_VERSION", krate.replace('-', "_").to_uppercase());
         println!("cargo:rustc-env={var}={}", locked_version(&lock, krate));

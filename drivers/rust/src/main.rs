@@ -2,7 +2,8 @@
 //! golden) on the registry of suites (src/registry.rs). The command line knows no suite: it
 //! looks the suite up, validates the cell against the suite's registry entry (cases,
 //! libraries, parameters and their legal values, fixtures) and hands the validated run to
-//! the suite (src/rpc, src/codec, src/limit).
+//! the suite (src/rpc, src/codec, src/limit, src/queue). `queue append|tail DIR` drive the
+//! wbq queue itself (src/queue/command.rs).
 
 mod alloc_count;
 mod codec;
@@ -10,6 +11,7 @@ mod error;
 mod io;
 mod json;
 mod limit;
+mod queue;
 mod registry;
 mod rng;
 mod rpc;
@@ -248,6 +250,16 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
     };
     let mut params = Vec::new();
     for p in suite.params {
+        if !p.applies_to(case) {
+            if args.has(p.name) {
+                return Err(usage(format!(
+                    "flag --{} is not a parameter of case {case} (only of case {})",
+                    p.name,
+                    p.cases.join(", ")
+                )));
+            }
+            continue;
+        }
         // A legal value of the suite that this library does not support says so.
         let context = if p.values.contains(&args.get(p.name)) {
             format!(" for lib {}", lib.name)
@@ -256,7 +268,7 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
         };
         params.push((p.name, one_of(args, p.name, lib.values(p), &context)?));
     }
-    (suite.refuse)(&params).map_err(usage)?;
+    (suite.refuse)(case, &params).map_err(usage)?;
 
     let mut run = Run {
         suite: suite.name,
@@ -429,6 +441,160 @@ fn golden_command(argv: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
+/// A flag of `queue append|tail`: its name and whether it takes a value.
+type QueueFlag = (&'static str, bool);
+
+const APPEND_FLAGS: [QueueFlag; 8] = [
+    ("entries", true),
+    ("longs", true),
+    ("first", true),
+    ("ordering", true),
+    ("clock", true),
+    ("cycle-size", true),
+    ("pause-us", true),
+    ("die-mid-entry", false),
+];
+const TAIL_FLAGS: [QueueFlag; 3] = [("follow", false), ("expect", true), ("timeout", true)];
+
+/// `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): parses the flags
+/// and hands them to src/queue/command.rs.
+fn queue_command(argv: &[String]) -> Result<(), Error> {
+    let sub = match argv.get(1).map(String::as_str) {
+        Some(s @ ("append" | "tail")) => s,
+        Some(other) => {
+            return Err(usage(format!(
+                "queue: unknown subcommand '{other}' (append or tail)"
+            )))
+        }
+        None => return Err(usage("queue: missing subcommand (append or tail)")),
+    };
+    let dir = match argv.get(2) {
+        Some(d) if !d.is_empty() && !d.starts_with("--") => std::path::PathBuf::from(d),
+        _ => return Err(usage(format!("queue {sub}: missing DIR"))),
+    };
+    let known: &[QueueFlag] = if sub == "append" {
+        &APPEND_FLAGS
+    } else {
+        &TAIL_FLAGS
+    };
+    let mut flags: BTreeMap<&str, String> = BTreeMap::new();
+    let mut i = 3;
+    while i < argv.len() {
+        let a = &argv[i];
+        let Some(name) = a.strip_prefix("--") else {
+            return Err(usage(format!("unexpected argument '{a}'")));
+        };
+        let (name, inline) = match name.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (name, None),
+        };
+        let Some(&(name, takes_value)) = known.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<String> = known.iter().map(|(n, _)| format!("--{n}")).collect();
+            return Err(usage(format!(
+                "unknown flag --{name} for queue {sub} (its flags: {})",
+                names.join(", ")
+            )));
+        };
+        let value = match (takes_value, inline) {
+            (false, None) => String::new(),
+            (false, Some(_)) => return Err(usage(format!("flag --{name} takes no value"))),
+            (true, Some(v)) => v,
+            (true, None) => {
+                i += 1;
+                argv.get(i)
+                    .cloned()
+                    .ok_or_else(|| usage(format!("flag --{name} needs a value")))?
+            }
+        };
+        if flags.insert(name, value).is_some() {
+            return Err(usage(format!("flag --{name} given twice")));
+        }
+        i += 1;
+    }
+    let number = |name: &str, default: u64| -> Result<u64, Error> {
+        match flags.get(name) {
+            None => Ok(default),
+            Some(s) => s.parse().map_err(|_| {
+                usage(format!(
+                    "bad value for --{name}: '{s}' (want a decimal integer)"
+                ))
+            }),
+        }
+    };
+    let choice = |name: &str, legal: &'static [&'static str]| -> Result<&'static str, Error> {
+        match flags.get(name) {
+            None => Ok(legal[0]),
+            Some(v) => legal.iter().find(|l| *l == v).copied().ok_or_else(|| {
+                usage(format!(
+                    "unknown value for --{name}: '{v}' (one of: {})",
+                    legal.join(", ")
+                ))
+            }),
+        }
+    };
+    if sub == "append" {
+        if !flags.contains_key("entries") {
+            return Err(usage("queue append: missing --entries N"));
+        }
+        let longs = number("longs", 1)?;
+        if longs == 0 {
+            return Err(usage("bad value for --longs: 0 (at least 1)"));
+        }
+        let first = match flags.get("first") {
+            None => 0,
+            Some(s) => s.parse::<i64>().map_err(|_| {
+                usage(format!(
+                    "bad value for --first: '{s}' (want a signed 64-bit integer)"
+                ))
+            })?,
+        };
+        let cycle_size = number("cycle-size", queue::wbq::DEFAULT_CYCLE_SIZE)?;
+        if cycle_size < queue::wbq::MIN_CYCLE_SIZE || !cycle_size.is_multiple_of(4096) {
+            return Err(usage(format!(
+                "bad value for --cycle-size: {cycle_size} (a multiple of 4096, at least {})",
+                queue::wbq::MIN_CYCLE_SIZE
+            )));
+        }
+        queue::append(&queue::AppendArgs {
+            dir,
+            entries: number("entries", 0)?,
+            longs,
+            first,
+            ordering: choice("ordering", queue::orderings())?,
+            clock: choice("clock", queue::clocks())?,
+            cycle_size,
+            pause_us: number("pause-us", 0)?,
+            die_mid_entry: flags.contains_key("die-mid-entry"),
+        })?;
+    } else {
+        let follow = flags.contains_key("follow");
+        if follow != flags.contains_key("expect") {
+            return Err(usage("queue tail: --follow and --expect N go together"));
+        }
+        let timeout = match flags.get("timeout") {
+            None => 30.0,
+            Some(s) => match s.parse::<f64>() {
+                Ok(t) if t.is_finite() && t > 0.0 && t < 1e9 => t,
+                _ => {
+                    return Err(usage(format!(
+                        "bad value for --timeout: '{s}' (seconds, more than 0)"
+                    )))
+                }
+            },
+        };
+        queue::tail(&queue::TailArgs {
+            dir,
+            expect: if follow {
+                Some(number("expect", 0)?)
+            } else {
+                None
+            },
+            timeout: std::time::Duration::from_secs_f64(timeout),
+        })?;
+    }
+    Ok(())
+}
+
 /// The usage, from the registry.
 fn usage_text() -> String {
     let mut s = String::from(
@@ -437,6 +603,10 @@ fn usage_text() -> String {
          [--samples S] [--warmup W] [--role local|client|server] [--in-fd R --out-fd W]
          [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that take them)
        wirebench-rust golden write|check DIR
+       wirebench-rust queue append DIR --entries N [--longs K] [--first V]
+         [--ordering release|seqcst] [--clock mono|tsc] [--cycle-size B] [--pause-us U]
+         [--die-mid-entry]
+       wirebench-rust queue tail DIR [--follow --expect N] [--timeout S]
 ",
     );
     for suite in SUITES {
@@ -463,6 +633,7 @@ fn real_main(argv: &[String]) -> Result<(), Error> {
         }
         "run" => run_command(&argv[1..]),
         "golden" => golden_command(argv),
+        "queue" => queue_command(argv),
         other => Err(usage(format!("unknown command '{other}'"))),
     }
 }

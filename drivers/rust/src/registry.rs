@@ -4,15 +4,15 @@
 //! `info`, the usage text and the validation of `run` (main.rs) are generated from it;
 //! nothing else knows which suites, cases or libraries there are.
 //!
-//! A suite is one folder (src/rpc, src/codec, src/limit) that declares its `Suite` and one line in
-//! `SUITES`.
+//! A suite is one folder (src/rpc, src/codec, src/limit, src/queue) that declares its `Suite`
+//! and one line in `SUITES`.
 
 use crate::error::{Error, Res};
 use crate::json::{self, Json};
-use crate::{codec, limit, rpc};
+use crate::{codec, limit, queue, rpc};
 
 /// The suites, in the order of `list` and `info`.
-pub static SUITES: [&dyn AnySuite; 3] = [&rpc::SUITE, &limit::SUITE, &codec::SUITE];
+pub static SUITES: [&dyn AnySuite; 4] = [&rpc::SUITE, &limit::SUITE, &codec::SUITE, &queue::SUITE];
 
 /// The fixture flags the command line knows (docs/protocol.md); a suite declares the ones
 /// it takes and refuses the others.
@@ -26,6 +26,15 @@ pub type Pair = (&'static str, &'static str);
 pub struct Param {
     pub name: &'static str,
     pub values: &'static [&'static str],
+    /// The cases that take it (queue's `rate`: paced only); empty: every case.
+    pub cases: &'static [&'static str],
+}
+
+impl Param {
+    /// Whether a cell of `case` takes this parameter.
+    pub fn applies_to(&self, case: &str) -> bool {
+        self.cases.is_empty() || self.cases.contains(&case)
+    }
 }
 
 /// A library of a suite, `F` being the suite's factory type.
@@ -146,9 +155,9 @@ pub struct Suite<F: 'static> {
     pub libs: &'static [Lib<F>],
     /// The fixture flags this suite takes (of FIXTURES).
     pub fixtures: &'static [&'static str],
-    /// Why a combination of legal parameter values is not a cell (`list` leaves it out,
-    /// `run` refuses it), or Ok.
-    pub refuse: fn(&[Pair]) -> Result<(), String>,
+    /// Why a combination of legal parameter values is not a cell of the case (`list`
+    /// leaves it out, `run` refuses it), or Ok.
+    pub refuse: fn(case: &str, &[Pair]) -> Result<(), String>,
     /// Checks the run's role against its parameters and gives a run without --role its
     /// default role.
     pub prepare: fn(&mut Run) -> Result<(), Error>,
@@ -166,14 +175,14 @@ impl<F> Suite<F> {
         self.libs.iter().map(|l| l.name).collect()
     }
 
-    /// Every cell: case, library, then every parameter in its order with the values the
-    /// library supports, less what `refuse` refuses.
+    /// Every cell: case, library, then every parameter of the case in its order with the
+    /// values the library supports, less what `refuse` refuses.
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &case in self.cases {
             for lib in self.libs {
                 let mut combinations = vec![Vec::new()];
-                for p in self.params {
+                for p in self.params.iter().filter(|p| p.applies_to(case)) {
                     combinations = combinations
                         .into_iter()
                         .flat_map(|head: Vec<Pair>| {
@@ -186,7 +195,7 @@ impl<F> Suite<F> {
                         .collect();
                 }
                 for params in combinations {
-                    if (self.refuse)(&params).is_ok() {
+                    if (self.refuse)(case, &params).is_ok() {
                         cells.push(Cell {
                             case,
                             lib: lib.name,
@@ -261,6 +270,9 @@ impl<F: Sync> AnySuite for Suite<F> {
         );
         for p in self.params {
             s.push_str(&format!(" --{} {}", p.name, p.values.join("|")));
+            if !p.cases.is_empty() {
+                s.push_str(&format!(" ({})", p.cases.join(", ")));
+            }
         }
         s.push('\n');
         s

@@ -62,14 +62,17 @@ pub static SUITE: Suite<Make> = Suite {
         Param {
             name: "buffer",
             values: &["reused", "fresh"],
+            cases: &[],
         },
         Param {
             name: "strings",
             values: &["owned", "borrowed"],
+            cases: &[],
         },
         Param {
             name: "validation",
             values: &["validated", "lazy", "unchecked"],
+            cases: &[],
         },
     ],
     libs: &[
@@ -220,7 +223,7 @@ fn param<'a>(params: &[(&str, &'a str)], name: &str) -> &'a str {
 
 /// A cell is its library's first (reused, owned, its one safe validation) or differs
 /// from it in exactly one parameter (docs/protocol.md, suite codec).
-fn refuse(params: &[Pair]) -> Result<(), String> {
+fn refuse(_case: &str, params: &[Pair]) -> Result<(), String> {
     let differing = [
         param(params, "buffer") != "reused",
         param(params, "strings") != "owned",

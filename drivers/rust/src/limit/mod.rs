@@ -19,6 +19,7 @@ pub static SUITE: Suite<Factory> = Suite {
     params: &[Param {
         name: "block",
         values: &["16KiB", "1MiB", "64MiB"],
+        cases: &[],
     }],
     libs: &[Lib {
         name: "memcpy",
@@ -27,7 +28,7 @@ pub static SUITE: Suite<Factory> = Suite {
         make: memcpy::make,
     }],
     fixtures: &[],
-    refuse: |_| Ok(()),
+    refuse: |_, _| Ok(()),
     prepare,
     run,
     golden: None,

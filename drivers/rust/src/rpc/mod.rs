@@ -49,14 +49,17 @@ pub static SUITE: Suite<Factory> = Suite {
         Param {
             name: "mode",
             values: &["object", "bytes", "pipe", "pipe-async"],
+            cases: &[],
         },
         Param {
             name: "compression",
             values: &["none", "packed"],
+            cases: &[],
         },
         Param {
             name: "reuse",
             values: &["reuse", "no-reuse"],
+            cases: &[],
         },
     ],
     libs: &[
@@ -116,7 +119,7 @@ fn param<'a>(params: &[(&str, &'a str)], name: &str) -> &'a str {
 }
 
 /// Object mode serializes nothing, so it has no compression.
-fn refuse(params: &[Pair]) -> Result<(), String> {
+fn refuse(_case: &str, params: &[Pair]) -> Result<(), String> {
     let compression = param(params, "compression");
     if param(params, "mode") == "object" && compression != "none" {
         return Err(format!(
