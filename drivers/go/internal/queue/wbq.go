@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -325,14 +324,13 @@ type Appender struct {
 	clock    Clock
 	maxLongs int // the most longs an entry can hold (an empty file's room)
 
-	dir      string
-	opts     Options
-	lock     *os.File
-	lockPath string // its absolute path, the key of held
-	cur      *cycleFile
-	next     *cycleFile // made ahead by Pretouch
-	retired  *cycleFile // left at a roll-over; unmapped later, outside the write
-	created  int
+	dir     string
+	opts    Options
+	lock    *os.File
+	cur     *cycleFile
+	next    *cycleFile // made ahead by Pretouch
+	retired *cycleFile // left at a roll-over; unmapped later, outside the write
+	created int
 }
 
 // Open opens the queue in dir for appending, creating it or recovering it (docs/
@@ -354,49 +352,22 @@ func Open(dir string, o Options) (*Appender, error) {
 	return a, nil
 }
 
-// The queues this process appends to: a record lock does not exclude its own process,
-// so a second appender within it is refused here.
-var (
-	heldMu sync.Mutex
-	held   = map[string]bool{}
-)
-
 func (a *Appender) takeLock() error {
 	path := filepath.Join(a.dir, "queue.lock")
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	heldMu.Lock()
-	defer heldMu.Unlock()
-	if held[abs] {
-		return fmt.Errorf("queue %s already has an appender (pid %d): one appender at a time",
-			a.dir, os.Getpid())
-	}
-	if err := a.lockFile(path); err != nil {
-		return err
-	}
-	a.lockPath = abs
-	held[abs] = true
-	return nil
-}
-
-func (a *Appender) lockFile(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	// A POSIX record lock on the whole file (docs/queue-format.md): the lock Java's
-	// FileChannel.tryLock takes, which flock(2) would not conflict with.
-	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0, Start: 0, Len: 0}
-	if err := syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lk); err != nil {
+	// flock(2): held by the open file description, so a second appender conflicts even
+	// within this process, and released by the kernel however the holder dies.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return fmt.Errorf("queue %s already has an appender (pid %s): one appender at a time",
 				a.dir, strings.TrimSpace(string(holder)))
 		}
-		return fmt.Errorf("%s: fcntl lock: %w", path, err)
+		return fmt.Errorf("%s: flock: %w", path, err)
 	}
 	// The holder's pid, for the message of the appender it refuses.
 	err = f.Truncate(0)
@@ -623,9 +594,6 @@ func (a *Appender) Close() error {
 	err := errors.Join(a.cur.unmap(), a.next.unmap(), a.retired.unmap())
 	if a.lock != nil {
 		err = errors.Join(err, a.lock.Close()) // closing the descriptor releases the lock
-		heldMu.Lock()
-		delete(held, a.lockPath)
-		heldMu.Unlock()
 	}
 	a.lock, a.words, a.cur, a.next, a.retired = nil, nil, nil, nil, nil
 	return err
