@@ -229,7 +229,19 @@ def test_every_appender_is_read_by_every_tailer(tmp_path, appender, tailer):
     # Small cycle files, so the entries cross several of them; single and bulk entries.
     out = _queue(appender, "append", d, "--entries", 3000, "--cycle-size", 65536)
     assert out["entries"] == 3000
-    _queue(appender, "append", d, "--entries", 3, "--longs", 1000, "--first", 3000)
+    _queue(
+        appender,
+        "append",
+        d,
+        "--entries",
+        3,
+        "--longs",
+        1000,
+        "--first",
+        3000,
+        "--cycle-size",
+        65536,
+    )
     assert len(queue_format.cycles(d)) > 1
     _same(_queue(tailer, "tail", d), 3003, 6000)
 
@@ -241,7 +253,8 @@ def test_a_tailer_follows_a_live_appender_of_another_language(tmp_path, appender
     if appender == tailer:
         pytest.skip("the cross-language pairs; each driver's own tests follow itself")
     d = tmp_path / "q"
-    _queue(appender, "append", d, "--entries", 1)  # the queue exists before the tailer starts
+    # The queue exists before the tailer starts.
+    _queue(appender, "append", d, "--entries", 1, "--cycle-size", 65536)
     follower = subprocess.Popen(
         [_exe(tailer), "queue", "tail", str(d), "--follow", "--expect", "2001", "--timeout", "60"],
         stdout=subprocess.PIPE,
@@ -307,7 +320,14 @@ def test_an_appender_killed_at_random_loses_no_complete_entry(tmp_path, lang):
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        time.sleep(0.3 + 0.2 * attempt)
+        # Killed once it has filled a new cycle file (a JVM takes a while to start), a
+        # few milliseconds into its writes: a cheap test, where reading would not be.
+        made = len(queue_format.cycles(d)) if d.exists() else 0
+        deadline = time.monotonic() + 60
+        while not (d.exists() and len(queue_format.cycles(d)) > made + 1):
+            assert time.monotonic() < deadline and p.poll() is None, p.stderr.read()
+            time.sleep(0.002)
+        time.sleep(0.003 * attempt)
         p.send_signal(signal.SIGKILL)
         p.wait()
         s = queue_format.read(d).summary()
@@ -315,7 +335,7 @@ def test_an_appender_killed_at_random_loses_no_complete_entry(tmp_path, lang):
         assert s["longs"] > first  # it wrote something before it died
     # Reopened for append, the queue goes on where the last complete entry ended.
     first = queue_format.read(d).summary()["longs"]
-    _queue(lang, "append", d, "--entries", 2, "--longs", 7, "--first", first)
+    _queue(lang, "append", d, "--entries", 2, "--longs", 7, "--first", first, "--cycle-size", 65536)
     s = _queue(lang, "tail", d)
     assert s["consecutive"] and s["stopped"] == "end" and s["longs"] == first + 14
 
@@ -380,3 +400,13 @@ def test_python_reads_what_python_wrote_with_the_drivers_layout(tmp_path):
     raw = (tmp_path / "00000000.wbq").read_bytes()
     assert raw[:8] == b"wbqueue1" and struct.unpack_from("<IIQQI", raw, 8) == (1, 64, 65536, 0, 1)
     assert struct.unpack_from("<Qq2q", raw, 64) == (16, 1, 5, 6)
+
+
+def test_a_second_appender_within_the_process_is_refused_and_keeps_the_first_lock(tmp_path):
+    w = Writer(tmp_path)
+    with pytest.raises(QueueError, match=f"already has an appender \\(pid {os.getpid()}\\)"):
+        Writer(tmp_path)
+    code = "import sys; from wirebench.queue_format import Writer; Writer(sys.argv[1])"
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 1 and "already has an appender" in p.stderr  # still locked
+    w.close()

@@ -170,7 +170,7 @@ class Writer:
         self.size, self.clock = cycle_size, clock
         self._lock = open(self.dir / "queue.lock", "a+")  # noqa: SIM115 (held while open)
         try:
-            fcntl.lockf(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # F_SETLK, as Java's
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._lock.seek(0)
             pid = self._lock.read().strip()
