@@ -9,10 +9,10 @@ import java.util.Map;
 
 /**
  * wirebench-java: the Java driver. Implements docs/protocol.md (commands info, list, run,
- * golden) on the registry of suites (Suites). The command line knows no suite: `run` looks
- * the suite up, validates the cell against the suite's registry entry (cases, libraries,
- * parameters and their legal values, the fixtures it takes), then hands the validated Run to
- * the suite.
+ * golden, and queue for the wbq queue itself) on the registry of suites (Suites). The command
+ * line knows no suite: `run` looks the suite up, validates the cell against the suite's
+ * registry entry (cases, libraries, parameters and the cases that take them, their legal
+ * values, the fixtures it takes), then hands the validated Run to the suite.
  */
 public final class Main {
   private Main() {}
@@ -133,14 +133,24 @@ public final class Main {
           "unknown lib '" + args.get("lib") + "' for suite " + s.name + " (one of: "
               + String.join(", ", s.libNames()) + ")");
     }
+    for (String name : args.keySet()) {
+      Suite.Param p = s.param(name);
+      if (p != null && !p.appliesTo(kase)) {
+        List<String> names = new ArrayList<>();
+        s.params(kase).forEach(q -> names.add(q.name));
+        throw new Usage(
+            "flag --" + name + " is not a parameter of case " + kase + " of suite " + s.name
+                + " (its parameters: " + orNone(names) + ")");
+      }
+    }
     Map<String, String> params = new LinkedHashMap<>();
-    for (Suite.Param p : s.params) {
+    for (Suite.Param p : s.params(kase)) {
       // A legal value of the suite that this library does not support (capnp's compressions).
       String given = args.get(p.name);
       String context = given != null && p.values.contains(given) ? " for lib " + lib.name : "";
       params.put(p.name, oneOf(args, p.name, lib.values(p), context));
     }
-    String refused = s.refuse(lib, params);
+    String refused = s.refuse(kase, lib, params);
     if (refused != null) {
       throw new Usage(refused);
     }
@@ -303,7 +313,11 @@ public final class Main {
                 + " [--in-fd R --out-fd W]\n"
                 + "         [--input FILE] [--work-dir DIR] [--out-dir DIR]"
                 + " (fixtures, for suites that take them)\n"
-                + "       wirebench-java golden write|check DIR\n");
+                + "       wirebench-java golden write|check DIR\n"
+                + "       wirebench-java queue append DIR --entries N [--longs K] [--first V]"
+                + " [--ordering release|seqcst]\n"
+                + "         [--clock mono] [--cycle-size B] [--pause-us U] [--die-mid-entry]\n"
+                + "       wirebench-java queue tail DIR [--follow --expect N] [--timeout S]\n");
     for (Suite<?> s : Suites.ALL) {
       b.append("  suite ")
           .append(s.name)
@@ -314,6 +328,9 @@ public final class Main {
           .append("\n   ");
       for (Suite.Param p : s.params) {
         b.append(" --").append(p.name).append(' ').append(String.join("|", p.values));
+        if (!p.cases.isEmpty()) {
+          b.append(" (").append(String.join(", ", p.cases)).append(')');
+        }
       }
       b.append('\n');
     }
@@ -342,6 +359,10 @@ public final class Main {
         return;
       case "golden":
         golden(argv);
+        return;
+      case "queue":
+        // The wbq queue itself, for the interoperability and crash tests (docs/protocol.md).
+        wirebench.queue.QueueCommand.run(argv.subList(1, argv.size()));
         return;
       default:
         throw new Usage("unknown command '" + command + "'");

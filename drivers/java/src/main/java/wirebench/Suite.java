@@ -26,10 +26,22 @@ public abstract class Suite<L extends Suite.Lib> {
   public static final class Param {
     public final String name;
     public final List<String> values;
+    /** The cases that take this parameter (queue's rate: paced); empty: every case. */
+    public final List<String> cases;
 
     public Param(String name, List<String> values) {
+      this(name, values, List.of());
+    }
+
+    public Param(String name, List<String> values, List<String> cases) {
       this.name = name;
       this.values = List.copyOf(values);
+      this.cases = List.copyOf(cases);
+    }
+
+    /** Whether a cell of case `kase` takes this parameter. */
+    public boolean appliesTo(String kase) {
+      return cases.isEmpty() || cases.contains(kase);
     }
   }
 
@@ -116,12 +128,28 @@ public abstract class Suite<L extends Suite.Lib> {
     return names;
   }
 
+  /** The parameters a cell of case `kase` takes, in their order. */
+  public final List<Param> params(String kase) {
+    List<Param> out = new ArrayList<>();
+    for (Param p : params) {
+      if (p.appliesTo(kase)) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
   /**
    * Why a combination of legal parameter values of `lib` is not a cell (`list` leaves it out,
    * `run` refuses it), or null.
    */
   public String refuse(L lib, Map<String, String> params) {
     return null;
+  }
+
+  /** The same, for a suite whose rule depends on the case too (queue: paced cells). */
+  public String refuse(String kase, L lib, Map<String, String> params) {
+    return refuse(lib, params);
   }
 
   /** Checks the run's role against its parameters and gives a run without --role its own. */
@@ -165,22 +193,23 @@ public abstract class Suite<L extends Suite.Lib> {
   }
 
   /**
-   * The lines of `list` for this suite: case, library, then every parameter in its order with
-   * the values the library supports, less what {@link #refuse} refuses.
+   * The lines of `list` for this suite: case, library, then every parameter of the case in its
+   * order with the values the library supports, less what {@link #refuse} refuses.
    */
   public final List<String> cells() {
     List<String> lines = new ArrayList<>();
     for (String kase : cases) {
       for (L lib : libs) {
-        product(kase, lib, new LinkedHashMap<>(), lines);
+        product(kase, params(kase), lib, new LinkedHashMap<>(), lines);
       }
     }
     return lines;
   }
 
-  private void product(String kase, L lib, LinkedHashMap<String, String> p, List<String> lines) {
+  private void product(
+      String kase, List<Param> params, L lib, LinkedHashMap<String, String> p, List<String> lines) {
     if (p.size() == params.size()) {
-      if (refuse(lib, p) == null) {
+      if (refuse(kase, lib, p) == null) {
         lines.add(
             new Json()
                 .str("suite", name)
@@ -194,7 +223,7 @@ public abstract class Suite<L extends Suite.Lib> {
     Param param = params.get(p.size());
     for (String v : lib.values(param)) {
       p.put(param.name, v);
-      product(kase, lib, p, lines);
+      product(kase, params, lib, p, lines);
       p.remove(param.name);
     }
   }

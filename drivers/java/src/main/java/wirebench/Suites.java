@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import wirebench.codec.CodecSuite;
 import wirebench.limit.LimitSuite;
+import wirebench.queue.QueueSuite;
 import wirebench.rpc.RpcSuite;
 
 /**
@@ -13,7 +14,8 @@ import wirebench.rpc.RpcSuite;
 public final class Suites {
   private Suites() {}
 
-  public static final List<Suite<?>> ALL = List.of(RpcSuite.SUITE, LimitSuite.SUITE, CodecSuite.SUITE);
+  public static final List<Suite<?>> ALL =
+      List.of(RpcSuite.SUITE, LimitSuite.SUITE, CodecSuite.SUITE, QueueSuite.SUITE);
 
   /** The suite called `name`, or null. */
   public static Suite<?> find(String name) {

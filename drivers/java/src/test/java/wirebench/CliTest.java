@@ -48,7 +48,10 @@ class CliTest {
     assertEquals("java", Driver.field(r.stdout, "lang"));
     assertEquals("openjdk", Driver.field(r.stdout, "toolchain"));
     assertEquals("wirebench-java", Driver.field(r.stdout, "driver"));
-    assertEquals("[\"rpc\", \"limit\", \"codec\"]", Driver.field(r.stdout, "suites"));
+    assertEquals(
+        "[\"rpc\", \"limit\", \"codec\", \"queue\"]", Driver.field(r.stdout, "suites"));
+    assertEquals("2026.4", Driver.field(r.stdout, "chronicle-queue"));
+    assertEquals("2.2.2", Driver.field(r.stdout, "hdrhistogram"));
     assertEquals("2.17.2", Driver.field(r.stdout, "jackson"));
     assertEquals("0.9.12", Driver.field(r.stdout, "msgpack-java"));
     assertEquals("2.0.8", Driver.field(r.stdout, "flatbuffers"));
@@ -89,8 +92,10 @@ class CliTest {
 
   @Test
   void theSuiteIsRequiredAndLookedUp() throws Exception {
-    refused("missing --suite (one of: rpc, limit, codec)", RPC_CELL);
-    refused("unknown suite 'queue' (one of: rpc, limit, codec)", with(RPC_CELL, "--suite", "queue"));
+    refused("missing --suite (one of: rpc, limit, codec, queue)", RPC_CELL);
+    refused(
+        "unknown suite 'readbytes' (one of: rpc, limit, codec, queue)",
+        with(RPC_CELL, "--suite", "readbytes"));
     // No code guesses the suite from the case: memcpy is not an rpc case.
     refused(
         "unknown value for --case: 'memcpy' for suite rpc (one of: carsales, catrank, eval)",

@@ -70,12 +70,21 @@ public final class Driver {
 
   /** Runs the driver with `args`, stdin from `stdin` (or nothing). */
   public static Result run(byte[] stdin, String... args) throws IOException, InterruptedException {
+    return runWith(stdin, null, args);
+  }
+
+  /** The same with WIREBENCH_JVM_OPTS set to `jvmOpts` (null: unset). */
+  public static Result runWith(byte[] stdin, String jvmOpts, String... args)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(LAUNCHER.toString());
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put("WIREBENCH_JAVA_CLASSPATH", classPath());
     pb.environment().remove("WIREBENCH_JVM_OPTS");
+    if (jvmOpts != null) {
+      pb.environment().put("WIREBENCH_JVM_OPTS", jvmOpts);
+    }
     Path in = Files.createTempFile("wirebench-java-in", ".bin");
     Path out = Files.createTempFile("wirebench-java-out", ".txt");
     Path err = Files.createTempFile("wirebench-java-err", ".txt");
@@ -96,6 +105,17 @@ public final class Driver {
 
   public static Result run(String... args) throws IOException, InterruptedException {
     return run(null, args);
+  }
+
+  /** The launcher's command line for `args`, for a test that starts the process itself. */
+  public static ProcessBuilder process(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(LAUNCHER.toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("WIREBENCH_JAVA_CLASSPATH", classPath());
+    pb.environment().remove("WIREBENCH_JVM_OPTS");
+    return pb;
   }
 
   /** `"key": "value"` or `"key": value` (a number, list or literal) out of one JSON line. */
