@@ -116,8 +116,8 @@ def test_histograms_merge_instead_of_averaging_percentiles():
     # value; averaging the two processes' p99 would give a number nobody measured.
     fast = encode([100] * 990 + [110] * 10)
     slow = encode([100] * 900 + [5000] * 100)
-    merged = stats.merge_histograms([fast, slow])
-    assert merged.get_total_count() == 2000
+    merged = HdrHistogram.decode(fast)
+    merged.add(HdrHistogram.decode(slow))  # HdrHistogram's own merge, the oracle
     p = {q.percentile: q for q in stats.percentiles([fast, slow], (50.0, 99.0, 100.0))}
     assert p[50.0].value == 100
     assert p[99.0].value == merged.get_value_at_percentile(99.0) >= 4999
@@ -132,3 +132,24 @@ def test_percentiles_of_identical_processes_have_no_width():
     (p90,) = stats.percentiles([same, same, same], (90.0,))
     assert p90.low == p90.value == p90.high
     assert abs(p90.value - 900) <= 1
+
+
+def test_recorded_buckets_are_those_of_hdrhistograms_own_iterator():
+    from hdrh.histogram import HdrHistogram
+
+    h = HdrHistogram(1, 3_600_000_000_000, 3)
+    for v in (0, 1, 5, 2047, 2048, 2049, 4097, 1_000_000, 123_456_789, 3_600_000_000_000):
+        h.record_value(v, 3)
+    values, counts = stats.recorded(h)
+    own = [
+        (i.value_iterated_to, i.count_added_in_this_iter_step) for i in h.get_recorded_iterator()
+    ]
+    assert list(zip(values.tolist(), counts.tolist(), strict=True)) == own
+
+
+def test_the_percentile_curve_rises_to_the_tail_as_far_as_the_count_resolves():
+    fast = encode([100] * 990 + [110] * 10)
+    slow = encode([100] * 900 + [5000] * 100)
+    x, y = stats.percentile_curve([fast, slow])
+    assert x[0] == 1 and x[-1] == pytest.approx(2000)  # 0% to 1 - 1/2000
+    assert y[0] == 100 and y[-1] >= 4999 and all(np.diff(y) >= 0)

@@ -184,50 +184,50 @@ class Percentile:
     high: float
 
 
+def recorded(h) -> tuple[np.ndarray, np.ndarray]:
+    """A decoded HdrHistogram's non-empty buckets: each one's highest equivalent value (what
+    its recorded-values iterator yields) and its count, read from the counts array at
+    once (the library's own iterator steps through every bucket in Python)."""
+    c = np.ctypeslib.as_array(h.counts)[: h.counts_len]
+    idx = np.nonzero(c)[0]
+    bucket = (idx >> h.sub_bucket_half_count_magnitude) - 1
+    sub = (idx & (h.sub_bucket_half_count - 1)) + h.sub_bucket_half_count
+    first = bucket < 0  # bucket 0 holds its lower half too
+    sub = np.where(first, sub - h.sub_bucket_half_count, sub)
+    shift = np.where(first, 0, bucket) + h.unit_magnitude
+    low = sub.astype(np.int64) << shift
+    return low + (np.int64(1) << shift) - 1, c[idx].astype(float)
+
+
 def _counts(encoded: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Decodes HdrHistograms (V2 compressed, base64) into one value axis (the union of
     their buckets' highest equivalent values) and a processes x values count matrix."""
     from hdrh.histogram import HdrHistogram
 
-    per = []
-    for text in encoded:
-        h = HdrHistogram.decode(text)
-        per.append(
-            {
-                i.value_iterated_to: i.count_added_in_this_iter_step
-                for i in h.get_recorded_iterator()
-            }
-        )
-    values = np.array(sorted(set().union(*per)), dtype=float)
-    index = {v: i for i, v in enumerate(values)}
+    per = [recorded(HdrHistogram.decode(text)) for text in encoded]
+    values = np.unique(np.concatenate([v for v, _ in per]))
     counts = np.zeros((len(per), len(values)))
-    for row, d in enumerate(per):
-        for v, n in d.items():
-            counts[row, index[v]] += n
-    return values, counts
+    for row, (v, n) in enumerate(per):
+        counts[row, np.searchsorted(values, v)] = n
+    return values.astype(float), counts
 
 
-def _at(values: np.ndarray, counts: np.ndarray, p: float) -> np.ndarray:
-    """Value at percentile p of each row of merged counts, as HdrHistogram defines it: the
-    smallest recorded value with at least p% of the count at or below it."""
-    cum = np.cumsum(counts, axis=-1)
+def _at(values: np.ndarray, cum: np.ndarray, p: float) -> np.ndarray:
+    """Value at percentile p of each row of cumulated counts, as HdrHistogram defines it:
+    the smallest recorded value with at least p% of the count at or below it."""
     target = np.maximum(1, np.ceil(cum[..., -1:] * p / 100.0))
     return values[np.argmax(cum >= target, axis=-1)]
 
 
-def merge_histograms(encoded: list[str]):
-    """One HdrHistogram holding every value of every process (not an average of their
-    percentiles)."""
-    from hdrh.histogram import HdrHistogram
-
-    merged = None
-    for text in encoded:
-        h = HdrHistogram.decode(text)
-        if merged is None:
-            merged = h
-        else:
-            merged.add(h)
-    return merged
+def percentile_curve(encoded: list[str], points: int = 150) -> tuple[np.ndarray, np.ndarray]:
+    """The merged histograms' value at percentiles from 0 to 1 - 1/total (as far as the
+    count resolves), evenly spaced on the 1/(1-p) axis HdrHistogram's plots use: the
+    percentiles (as 1/(1-p)) and their values."""
+    values, counts = _counts(encoded)
+    cum = np.cumsum(counts.sum(axis=0))
+    x = np.logspace(0, np.log10(max(cum[-1], 1.0)), points)
+    ps = 100.0 * (1.0 - 1.0 / x)
+    return x, np.array([_at(values, cum, p) for p in ps])
 
 
 def percentiles(encoded: list[str], ps=PERCENTILES) -> list[Percentile]:
@@ -239,8 +239,9 @@ def percentiles(encoded: list[str], ps=PERCENTILES) -> list[Percentile]:
     weights = np.zeros((BOOTSTRAP, n))
     picks = _rng().integers(0, n, size=(BOOTSTRAP, n))
     np.add.at(weights, (np.arange(BOOTSTRAP)[:, None], picks), 1)
-    resampled = weights @ counts  # BOOTSTRAP x values: merged counts of each resample
-    merged = counts.sum(axis=0)
+    # BOOTSTRAP x values: the cumulated merged counts of each resample.
+    resampled = np.cumsum(weights @ counts, axis=-1)
+    merged = np.cumsum(counts.sum(axis=0))
     alpha = (1 - CONFIDENCE) / 2
     out = []
     for p in ps:

@@ -34,10 +34,10 @@ STORAGE = {
 # Runs per process, and untimed runs before them, by profile and case. The standard
 # profile has the seed's 10,000 runs.
 RUNS = {
-    "quick": {"single": 200, "bulk": 200, "paced": 10},
+    "quick": {"single": 100, "bulk": 100, "paced": 10},
     "standard": {"single": 10_000, "bulk": 10_000, "paced": 100},
 }
-WARMUP_RUNS = {"quick": 20, "standard": 100}
+WARMUP_RUNS = {"quick": 10, "standard": 100}
 ITERS = {"single": 50_000, "bulk": 500_000}
 
 

@@ -236,14 +236,7 @@ def _charts(results: list[CellResult]) -> dict[str, bytes]:
     for name, rs in groups.items():
         fig, ax = plt.subplots(figsize=(9, 5.5))
         for r in rs:
-            h = stats.merge_histograms(list(r.metric("latency").histograms.values()))
-            xs, ys = [], []
-            for it in h.get_percentile_iterator(5):
-                p = it.percentile_level_iterated_to
-                if p >= 100.0:
-                    break
-                xs.append(1.0 / (1.0 - p / 100.0))
-                ys.append(it.value_iterated_to)
+            xs, ys = stats.percentile_curve(list(r.metric("latency").histograms.values()))
             label = (
                 r.cell.impl
                 + " "
