@@ -195,10 +195,19 @@ public final class QueueCommand {
             "bad value for --timeout: '" + flags.get("timeout") + "' (want seconds, at least 0)");
       }
     }
+    long deadline = System.nanoTime() + (long) (timeout * 1e9);
+    // A follower may start before its appender has made the queue: it waits for it.
+    while (follow && !Files.isDirectory(dir) && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
     if (!Files.isDirectory(dir)) {
       throw new Failure("queue tail: " + dir + " is not a directory");
     }
-    long deadline = System.nanoTime() + (long) (timeout * 1e9);
     long entries = 0;
     long longs = 0;
     long firstValue = 0;
