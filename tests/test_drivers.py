@@ -89,7 +89,7 @@ def test_every_driver_says_who_it_is(name):
     if not drivers.DRIVERS[name].is_built() and not REQUIRE_DRIVERS:
         pytest.skip(f"the {name} driver is not built")
     info = drivers.info(name)  # refuses another protocol or identity
-    assert set(info["suites"]) == {"rpc", "codec", "limit"}
+    assert set(info["suites"]) == {"rpc", "codec", "queue", "limit"}
     assert info["versions"]
 
 
