@@ -12,6 +12,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -948,11 +949,13 @@ def markdown(rep: Report) -> str:
         out += ["## Charts", ""]
         out += [f"![{n.removesuffix('.svg')}]({rep.files_dir}/{n})" for n in charts]
         out += [""]
-    logs = [n for n in rep.attachments if n.endswith(".hlog")]
+    logs = sorted({str(Path(n).parent) for n in rep.attachments if n.endswith(".hlog")})
     if logs:
+        count = sum(n.endswith(".hlog") for n in rep.attachments)
+        where = ", ".join(f"`{rep.files_dir}/{d}/`" for d in logs)
         out += [
-            f"Per-second interval histograms of every queue process: {len(logs)} HdrHistogram "
-            f"logs in `{rep.files_dir}/queue/`.",
+            f"Per-second interval histograms of every process: {count} HdrHistogram logs "
+            f"in {where}.",
             "",
         ]
     out += _lists(rep, bullet="- ")
