@@ -15,8 +15,6 @@ from .queue import P99_BOUND_NS, RATES, interval_log
 if TYPE_CHECKING:
     from .queue import Queue
 
-BASE = ("cpp", "wbq")  # the port the seed measured everything against
-
 
 def _pct(r: CellResult, metric: str = "latency") -> dict[float, stats.Percentile]:
     return {p.percentile: p for p in r.metric(metric).percentiles}
