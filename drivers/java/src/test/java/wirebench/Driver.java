@@ -76,12 +76,7 @@ public final class Driver {
   /** The same with WIREBENCH_JVM_OPTS set to `jvmOpts` (null: unset). */
   public static Result runWith(byte[] stdin, String jvmOpts, String... args)
       throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(LAUNCHER.toString());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("WIREBENCH_JAVA_CLASSPATH", classPath());
-    pb.environment().remove("WIREBENCH_JVM_OPTS");
+    ProcessBuilder pb = process(args);
     if (jvmOpts != null) {
       pb.environment().put("WIREBENCH_JVM_OPTS", jvmOpts);
     }
