@@ -12,7 +12,8 @@ toolchain it reports.
 It also runs the suite `probe` (tests/conftest.py registers it): a latency histogram per
 process and a file in its --out-dir, to exercise histograms and fixtures end to end; and
 codec cells whose encodings come from wirebench.codec_records (`null`, and `jackson` for
-JSON), honest unless FAKE_CODEC_LIE names an operation whose digest to get wrong.
+JSON), honest unless FAKE_CODEC_LIE names an operation whose digest to get wrong; queue
+cells through a real wbq queue; readbytes cells on the real data file.
 """
 
 import json
@@ -60,6 +61,10 @@ def cells():
         for lib, ordering in (("null", "none"), ("wbq", "release")):
             params = {"ordering": ordering, "clock": "mono", "pretouch": "on"}
             yield {"suite": "queue", "case": case, "lib": lib, "params": params}
+    for case in ("count", "sum", "varint"):
+        for lib, caches in (("null", ("warm",)), ("stdio", ("warm", "cold"))):
+            for cache in caches:
+                yield {"suite": "readbytes", "case": case, "lib": lib, "params": {"cache": cache}}
 
 
 # The language is the file's name (fake_driver.py: fake; a link fake2_driver.py: fake2).
@@ -220,13 +225,54 @@ def queue(opts):
     )
 
 
+def readbytes(opts):
+    """Suite readbytes: the --input file is checked as the harness checks it, and the
+    values of docs/workloads.md §8 reported for it; times are made up.
+    FAKE_READBYTES_LIE: a wrong check."""
+    from wirebench import readbytes_data
+
+    readbytes_data.check(Path(opts["input"]))
+    case, iters = opts["case"], int(opts["iters"])
+    samples, warmup = int(opts["samples"]), int(opts["warmup"])
+    lie = os.environ.get("FAKE_READBYTES_LIE") is not None
+    speed = 1 if opts["lib"] == "null" else 3
+    print(
+        json.dumps(
+            {
+                **IDENTITY,
+                "suite": "readbytes",
+                "case": case,
+                "lib": opts["lib"],
+                "params": {"cache": opts["cache"]},
+                "role": "local",
+                "warmup": warmup,
+                "verified": True,
+                "metrics": {
+                    "time": {
+                        "unit": "ns",
+                        "iters": iters,
+                        "samples": [speed * 4_000_000 * iters + s for s in range(samples)],
+                    },
+                    "bytes": {
+                        "unit": "B",
+                        "iters": iters,
+                        "samples": [iters * readbytes_data.SIZE] * samples,
+                    },
+                },
+                "check": [iters * readbytes_data.PER_PASS[case] + lie] * samples,
+                "passes_checked": warmup + iters * samples,
+            }
+        )
+    )
+
+
 def main():
     if sys.argv[1:] == ["info"]:
         print(
             json.dumps(
                 {
                     **IDENTITY,
-                    "suites": ["rpc", "codec", "queue", "limit"],
+                    "suites": ["rpc", "codec", "queue", "readbytes", "limit"],
                     "versions": {"fake": "1.0"},
                 }
             )
@@ -249,6 +295,8 @@ def main():
         return codec(opts)
     if opts["suite"] == "queue":
         return queue(opts)
+    if opts["suite"] == "readbytes":
+        return readbytes(opts)
     iters, samples, warmup = int(opts["iters"]), int(opts["samples"]), int(opts["warmup"])
     warmup += int(os.environ.get("FAKE_EXTRA_WARMUP", "0"))
     params = {k: opts[k] for k in ("mode", "compression", "reuse", "block") if k in opts}

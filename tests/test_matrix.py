@@ -87,7 +87,7 @@ def test_null_sorts_first_as_the_floor():
     [
         ("mode", "pipes", "unknown mode 'pipes'; known: object, bytes, pipe, pipe-async"),
         ("case", "carsale", "unknown case 'carsale'"),
-        ("suite", "readbytes", "unknown suite 'readbytes'; known: rpc, codec, queue, limit"),
+        ("suite", "bogus", "unknown suite 'bogus'; known: rpc, codec, queue, readbytes, limit"),
         ("block", "2MiB", "unknown block '2MiB'; known: 16KiB, 1MiB, 64MiB"),
     ],
 )

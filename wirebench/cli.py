@@ -142,7 +142,7 @@ def _filter_options(f):
         "suite": f"Suites ({', '.join(suites.SUITES)}).",
         "case": f"Cases ({', '.join(c for s in suites.SUITES.values() for c in s.cases)}).",
         "lang": "Languages (cpp, rust, go, java).",
-        "toolchain": "Toolchains (g++, rustc, gc, openjdk): chooses drivers.",
+        "toolchain": "Toolchains (g++, clang++, rustc, gc, openjdk, gdc, ldc2): chooses drivers.",
         "lib": "Libraries (capnp, protobuf, null, ...).",
     }
     for name in reversed(matrix.FILTER_NAMES):

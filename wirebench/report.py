@@ -264,12 +264,12 @@ def _single(r: CellResult) -> bool:
 def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
     """Side by side, the way the published comparisons are drawn: every cell of A beside
     the same cell of B, and A/B of the suite's primary metric with its 95% interval,
-    paired by round. A and B are two languages (rust:cpp: same library, same parameters)
-    or two libraries (capnp:protobuf: same language, same parameters)."""
-    langs = {r.cell.lang for r in results}
+    paired by round. A and B are two drivers (rust:cpp, or cpp-clang++:cpp: same library,
+    same parameters) or two libraries (capnp:protobuf: same driver, same parameters)."""
+    langs = {r.cell.driver_id for r in results}
     libs = {r.cell.lib for r in results}
     if {a, b} <= langs:
-        by, other = "lang", "lib"
+        by, other = "driver_id", "lib"
     elif {a, b} <= libs:
         by, other = "lib", "lang"
     else:
@@ -285,7 +285,9 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
             [r for r in results if _single(r)],
             suite,
             lambda c: getattr(c, by),
-            lambda c: (c.case, getattr(c, other), c.toolchain, c.params),
+            lambda c: (
+                (c.case, getattr(c, other), c.params) + ((c.toolchain,) if by == "lib" else ())
+            ),
         )
         names = param_columns(suite, results)
         for metric in compared_metrics(suite, results):
@@ -337,9 +339,10 @@ def _grouped(results: list[CellResult], suite, group, key) -> dict[str, dict]:
 
 
 def _by_lang(results: list[CellResult], suite) -> dict[str, dict]:
-    """Single-language cells by language, keyed by case, library and parameters."""
+    """Single-language cells by driver (a language, or a language and a compiler that is
+    not its primary one: cpp-clang++), keyed by case, library and parameters."""
     single = [r for r in results if _single(r)]
-    return _grouped(single, suite, lambda c: c.lang, lambda c: (c.case, c.lib, c.params))
+    return _grouped(single, suite, lambda c: c.driver_id, lambda c: (c.case, c.lib, c.params))
 
 
 def _per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellResult]]]:
@@ -354,9 +357,9 @@ def _per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellRes
 
 
 def _single_langs(results: list[CellResult]) -> set[str]:
-    """The languages with cells of their own (not only cross-language pairs)."""
+    """The drivers with cells of their own (not only cross-language pairs)."""
     return {
-        r.cell.lang
+        r.cell.driver_id
         for r in results
         if not suites.SUITES[r.cell.suite].accompanies_every_run and _single(r)
     }
@@ -611,7 +614,7 @@ def build_tables(results: list[CellResult], floors: Floors | None = None) -> lis
                     continue
                 ms, mt = rs.metric(metric), rt.metric(metric)
                 q = stats.paired_ratio(mt.rounds, ms.rounds)
-                gains.setdefault(rs.cell.lang, []).append(q)
+                gains.setdefault(rs.cell.driver_id, []).append(q)
                 row = [rs.cell.case, rs.cell.impl, *(rs.cell.param.get(n, "") for n in names)]
                 row += [fmt_summary(ms.summary, ms.unit), fmt_summary(mt.summary, mt.unit)]
                 rows.append((sort_key(rs.cell), [*row, _ratio_cell(q, rt, rs, metric)]))
@@ -823,7 +826,7 @@ def build(
     for suite in suites.SUITES.values():
         mine = [r for r in results if r.cell.suite == suite.name]
         if mine:
-            attachments.update(suite.attachments(mine, processes))
+            attachments.update(suite.attachments(mine, processes, {"all": results}))
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)

@@ -194,9 +194,10 @@ class Suite:
 
         return generic_tables(self, results)
 
-    def attachments(self, results: list[CellResult], processes) -> dict[str, bytes]:
+    def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
         """Files written beside the report, by name: charts, logs. `processes(key)` gives
-        a cell's stored process rows (their driver results)."""
+        a cell's stored process rows (their driver results); `context["all"]` is every
+        cell of the run (the limit suite's among them)."""
         return {}
 
     @property
@@ -213,9 +214,10 @@ class Suite:
 
 
 def _registry() -> dict[str, Suite]:
-    from . import codec, limit, queue, rpc
+    from . import codec, limit, queue, readbytes, rpc
 
-    return {s.name: s for s in (rpc.SUITE, codec.SUITE, queue.SUITE, limit.SUITE)}
+    suites = (rpc.SUITE, codec.SUITE, queue.SUITE, readbytes.SUITE, limit.SUITE)
+    return {s.name: s for s in suites}
 
 
 SUITES: dict[str, Suite] = _registry()

@@ -204,7 +204,7 @@ class Queue(Suite):
 
         return tables(self, results)
 
-    def attachments(self, results: list[CellResult], processes) -> dict[str, bytes]:
+    def attachments(self, results: list[CellResult], processes, context) -> dict[str, bytes]:
         from .queue_report import attachments
 
         return attachments(results, processes)
