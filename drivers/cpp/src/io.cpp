@@ -8,7 +8,10 @@
 #include <cstring>
 #include <string>
 
+// Cap'n Proto's exceptions are described where a suite that uses it is built (WB_WITH_KJ).
+#ifdef WB_WITH_KJ
 #include <kj/exception.h>
+#endif
 
 namespace wb {
 
@@ -49,8 +52,10 @@ bool readExact(int fd, void* data, size_t size, const char* what) {
 std::string describeCurrentException() {
   try {
     throw;
+#ifdef WB_WITH_KJ
   } catch (const kj::Exception& e) {
     return "Cap'n Proto: " + std::string(e.getDescription().cStr());
+#endif
   } catch (const std::exception& e) {
     return e.what();
   } catch (...) {

@@ -16,7 +16,9 @@ const char* toolchain() {
 
 std::string compilerVersion() {
 #if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
+  // __clang_version__ is "14.0.6 " (a trailing space, or a vendor's suffix).
+  return "clang++ " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) +
+         "." + std::to_string(__clang_patchlevel__);
 #elif defined(__GNUC__)
   return std::string("g++ ") + __VERSION__;
 #else

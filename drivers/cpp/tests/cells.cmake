@@ -1,5 +1,6 @@
 # Run after each build of the driver (cmake -P): turns `wirebench-cpp list` into one ctest
-# test per cell, written to OUT, which the build directory's CTestTestfile includes.
+# test per cell, written to OUT, which the build directory's CTestTestfile includes. A
+# readbytes cell reads SHOP, which the test readbytes/data writes (a ctest fixture).
 execute_process(COMMAND ${DRIVER} list RESULT_VARIABLE rc OUTPUT_VARIABLE listing)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "wirebench-cpp list failed (${rc})")
@@ -25,6 +26,10 @@ foreach(line IN LISTS lines)
   endforeach()
   string(APPEND body "add_test(\"${name}\" \"${CMAKE_COMMAND}\" \"-DDRIVER=${DRIVER}\" "
                      "\"-DARGS=${args}\" \"-DSUITE=${suite}\" \"-DCASE=${kase}\" "
-                     "-P \"${RUNNER}\")\n")
+                     "\"-DSHOP=${SHOP}\" -P \"${RUNNER}\")\n")
+  if(suite STREQUAL "readbytes")
+    string(APPEND body "set_tests_properties(\"${name}\" PROPERTIES "
+                       "FIXTURES_REQUIRED readbytes_data)\n")
+  endif()
 endforeach()
 file(WRITE ${OUT} "${body}")

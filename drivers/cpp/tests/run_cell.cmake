@@ -3,7 +3,8 @@
 # timed sample, and the suite's evidence (rpc: the check digest of testdata/rpc/checks.json
 # and every response checked; limit: the block size, iters blocks copied; codec: each
 # operation's digest against its size and testdata/codec/checks.json; queue: each run's sum
-# of the values 0, 1, 2, ... it wrote, every entry checked, the latency histogram).
+# of the values 0, 1, 2, ... it wrote, every entry checked, the latency histogram; readbytes:
+# each sample's check 3 x the case's value per pass, the bytes, every pass checked).
 string(REPLACE "|" ";" args "${ARGS}")
 set(counts --iters 3 --samples 2 --warmup 1)
 set(fixtures)
@@ -23,6 +24,9 @@ if(SUITE STREQUAL "queue")
   set(workdir ${parent}/wirebench-cell-${tag})
   file(MAKE_DIRECTORY ${workdir})
   set(fixtures --work-dir ${workdir})
+endif()
+if(SUITE STREQUAL "readbytes")
+  set(fixtures --input ${SHOP})
 endif()
 execute_process(COMMAND ${DRIVER} run ${args} ${counts} ${fixtures}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -142,6 +146,25 @@ if(SUITE STREQUAL "rpc")
   string(JSON responses GET "${out}" responses_checked)
   if(NOT responses EQUAL 7)
     message(FATAL_ERROR "responses_checked = ${responses}, expected 1 + 2 x 3: ${out}")
+  endif()
+elseif(SUITE STREQUAL "readbytes")
+  # docs/protocol.md, suite readbytes: the value of one pass of each case.
+  set(value_count 12886336)
+  set(value_sum 1457733664)
+  set(value_varint 4499998500000)
+  math(EXPR want "3 * ${value_${CASE}}")
+  math(EXPR read "3 * 12886336")
+  foreach(i 0 1)
+    string(JSON got GET "${out}" check ${i})
+    string(JSON moved GET "${out}" metrics bytes samples ${i})
+    if(NOT got EQUAL want OR NOT moved EQUAL read)
+      message(FATAL_ERROR
+              "check[${i}] = ${got}, bytes = ${moved}: expected ${want}, ${read}: ${out}")
+    endif()
+  endforeach()
+  string(JSON passes GET "${out}" passes_checked)
+  if(NOT passes EQUAL 7)
+    message(FATAL_ERROR "passes_checked = ${passes}, expected 1 + 2 x 3: ${out}")
   endif()
 else()
   string(JSON block GET "${out}" params block)

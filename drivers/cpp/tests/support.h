@@ -1,5 +1,5 @@
 // What the test files share: running the driver as a process and collecting its exit
-// status and output, temporary files and directories.
+// status and output, temporary files and directories, numbers read from a result line.
 #pragma once
 
 #include <fcntl.h>
@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -86,6 +87,33 @@ inline Outcome driver(const std::vector<std::string>& args,
 
 // The first line of a usage error's stderr: the message itself, before the usage text.
 inline std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// The integers of a JSON array field in one line of output, e.g. "check": [1, 2].
+inline std::vector<int64_t> jsonInts(const std::string& json, const std::string& key) {
+  std::vector<int64_t> v;
+  size_t at = json.find("\"" + key + "\": [");
+  if (at == std::string::npos) return v;
+  std::stringstream ss(json.substr(json.find('[', at) + 1));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    v.push_back(std::stoll(item));
+    if (item.find(']') != std::string::npos) break;
+  }
+  return v;
+}
+
+// The samples of a named metric (protocol 2), e.g. "bytes": {"unit": "B", ..., "samples": [..]}.
+inline std::vector<int64_t> metricSamples(const std::string& json, const std::string& name) {
+  size_t at = json.find("\"" + name + "\": {");
+  if (at == std::string::npos) return {};
+  return jsonInts(json.substr(at), "samples");
+}
+
+inline int64_t jsonInt(const std::string& json, const std::string& key) {
+  size_t at = json.find("\"" + key + "\": ");
+  if (at == std::string::npos) return -1;
+  return std::stoll(json.substr(at + key.size() + 4));
+}
 
 inline std::vector<std::string> plus(std::vector<std::string> a,
                                      const std::vector<std::string>& b) {

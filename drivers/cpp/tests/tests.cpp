@@ -22,6 +22,7 @@
 
 #include "common.h"
 #include "registry.h"
+#include "result.h"
 #include "support.h"
 #include "rng.h"
 #include "codec/codec.h"
@@ -32,6 +33,7 @@ namespace {
 using namespace wbtest;
 
 const std::string kTestdata = WB_TESTDATA;
+const std::string kToolchain = wb::toolchain();
 
 // Non-comment lines of a golden file.
 std::vector<std::string> dataLines(const std::string& path) {
@@ -69,33 +71,6 @@ void plumb(int in, int out, const std::vector<int>& others) {
   dup2(b, 4);
   close(a);
   close(b);
-}
-
-// The integers of a JSON array field in one line of output, e.g. "check": [1, 2].
-std::vector<int64_t> jsonInts(const std::string& json, const std::string& key) {
-  std::vector<int64_t> v;
-  size_t at = json.find("\"" + key + "\": [");
-  if (at == std::string::npos) return v;
-  std::stringstream ss(json.substr(json.find('[', at) + 1));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    v.push_back(std::stoll(item));
-    if (item.find(']') != std::string::npos) break;
-  }
-  return v;
-}
-
-// The samples of a named metric (protocol 2), e.g. "bytes": {"unit": "B", ..., "samples": [..]}.
-std::vector<int64_t> metricSamples(const std::string& json, const std::string& name) {
-  size_t at = json.find("\"" + name + "\": {");
-  if (at == std::string::npos) return {};
-  return jsonInts(json.substr(at), "samples");
-}
-
-int64_t jsonInt(const std::string& json, const std::string& key) {
-  size_t at = json.find("\"" + key + "\": ");
-  if (at == std::string::npos) return -1;
-  return std::stoll(json.substr(at + key.size() + 4));
 }
 
 std::vector<std::string> rpcArgs(const std::string& kase, const std::string& lib,
@@ -282,9 +257,10 @@ TEST(Roles, ClientAndServerOverPipes) {
       ASSERT_EQ(s.status, 0) << lc.lib << " " << mode << " server: " << s.err;
       EXPECT_NE(c.out.find("\"role\": \"client\""), std::string::npos) << c.out;
       EXPECT_NE(c.out.find("\"verified\": true"), std::string::npos) << c.out;
-      EXPECT_EQ(s.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"g++\", "
-                            "\"driver\": \"wirebench-cpp\", \"suite\": \"rpc\", \"case\": "
-                            "\"catrank\", \"lib\": \"" + lc.lib + "\", ",
+      EXPECT_EQ(s.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"" +
+                                kToolchain +
+                                "\", \"driver\": \"wirebench-cpp\", \"suite\": \"rpc\", "
+                                "\"case\": \"catrank\", \"lib\": \"" + lc.lib + "\", ",
                             0),
                 0u)
           << s.out;
@@ -647,9 +623,9 @@ TEST(Usage, BadCommandLinesExit2NamingTheProblem) {
       // --suite, and the case looked up in it
       {{"run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
         "--reuse", "reuse", "--iters", "1"},
-       "missing --suite (one of: rpc, limit, codec, queue)"},
+       "missing --suite (one of: " + wb::joined(wb::suiteNames()) + ")"},
       {{"run", "--suite", "tape", "--case", "log", "--lib", "x", "--iters", "1"},
-       "unknown suite 'tape' (one of: rpc, limit, codec, queue)"},
+       "unknown suite 'tape' (one of: " + wb::joined(wb::suiteNames()) + ")"},
       {plus(rpcArgs("nosuchcase", "capnp", "bytes", "none"), one),
        "case 'nosuchcase' is not in suite rpc (one of: carsales, catrank, eval)"},
       {{"run", "--suite", "limit", "--case", "eval", "--lib", "capnp", "--iters", "1"},
@@ -724,13 +700,17 @@ TEST(Usage, BadCommandLinesExit2NamingTheProblem) {
 TEST(Info, ReportsIdentityVersionsAndFlags) {
   Outcome r = driver({"info"});
   ASSERT_EQ(r.status, 0);
-  EXPECT_EQ(r.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"g++\", "
-                        "\"driver\": \"wirebench-cpp\", \"suites\": [\"rpc\", \"limit\", "
-                        "\"codec\", \"queue\"], ",
+  std::string suites;
+  for (const std::string& name : wb::suiteNames()) {
+    suites += (suites.empty() ? "\"" : ", \"") + name + "\"";
+  }
+  EXPECT_EQ(r.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"" + kToolchain +
+                            "\", \"driver\": \"wirebench-cpp\", \"suites\": [" + suites + "], ",
                         0),
             0u)
       << r.out;
-  for (const char* s : {"\"compiler\": \"g++ ", "\"capnp\": \"0.9.2\"", "\"protobuf\": \"3.21.12\"",
+  const std::string compiler = "\"compiler\": \"" + kToolchain + " ";
+  for (const char* s : {compiler.c_str(), "\"capnp\": \"0.9.2\"", "\"protobuf\": \"3.21.12\"",
                         "\"libc\": \"glibc ", "\"flags\": \"-O2 -DNDEBUG\"",
                         "\"flatbuffers\": \"2.0.8\"", "\"msgpack-cxx\": \"4.1.3\"",
                         "\"rapidjson\": \"1.1.0\"", "\"simdjson\": \"3.0.1\"",
@@ -767,8 +747,9 @@ TEST(Results, LocalClientAndLimitResultsHaveNamedMetrics) {
   for (const auto& run : runs) {
     Outcome r = driver(run.args);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"g++\", "
-                          "\"driver\": \"wirebench-cpp\", " + run.head, 0),
+    EXPECT_EQ(r.out.rfind("{\"protocol\": 2, \"lang\": \"cpp\", \"toolchain\": \"" + kToolchain +
+                              "\", \"driver\": \"wirebench-cpp\", " + run.head,
+                          0),
               0u)
         << r.out;
     EXPECT_EQ(metricSamples(r.out, "time").size(), 3u) << r.out;
@@ -784,7 +765,8 @@ TEST(Results, LocalClientAndLimitResultsHaveNamedMetrics) {
     if (run.args[2] == "limit") {
       EXPECT_EQ(bytes, (std::vector<int64_t>{4 << 14, 4 << 14, 4 << 14}));
       EXPECT_EQ(jsonInts(r.out, "check"), (std::vector<int64_t>{1 << 14, 1 << 14, 1 << 14}));
-      EXPECT_NE(r.out.find("\"versions\": {\"compiler\": \"g++ "), std::string::npos);
+      EXPECT_NE(r.out.find("\"versions\": {\"compiler\": \"" + kToolchain + " "),
+                std::string::npos);
       EXPECT_NE(r.out.find("\"libc\": \"glibc "), std::string::npos);
     } else {
       EXPECT_EQ(jsonInt(r.out, "responses_checked"), 2 + 3 * 4) << r.out;
