@@ -11,6 +11,7 @@ require (
 	github.com/planetscale/vtprotobuf v0.6.0
 	github.com/tinylib/msgp v1.6.5
 	github.com/vmihailenco/msgpack/v5 v5.4.1
+	golang.org/x/sys v0.22.0
 	google.golang.org/protobuf v1.36.12
 )
 
@@ -26,7 +27,6 @@ require (
 	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
 	golang.org/x/mod v0.18.0 // indirect
 	golang.org/x/sync v0.8.0 // indirect
-	golang.org/x/sys v0.22.0 // indirect
 	golang.org/x/tools v0.22.0 // indirect
 )
 

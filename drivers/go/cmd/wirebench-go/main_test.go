@@ -125,9 +125,10 @@ func checkIdentity(t *testing.T, what any, res map[string]any) {
 }
 
 // `list` is every suite's cells from the registry, each once; every cell runs with
-// --iters 3 --samples 2 --warmup 1 and gives a protocol 2 result with its metrics and
-// evidence: rpc the digest of checks.json, memcpy the block size, codec the digests of
-// each operation it measures (and its encoding in --out-dir).
+// --iters 3 --samples 2 --warmup 1 (queue and readbytes: counts of their own) and gives a
+// protocol 2 result with its metrics and evidence: rpc the digest of checks.json, memcpy
+// the block size, codec the digests of each operation it measures (and its encoding in
+// --out-dir), queue its read-back sums, readbytes its values per pass on the shop file.
 func TestListedCellsAllRunAndVerify(t *testing.T) {
 	out := driver(t, nil, "list")
 	lines := strings.Split(strings.TrimSuffix(out.stdout, "\n"), "\n")
@@ -170,6 +171,9 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 		case "queue":
 			args = append(strings.Fields(want[i]), "--iters", queueIters(c["case"].(string)), "--samples", "2",
 				"--warmup", "1", "--work-dir", queueDir(t), "--out-dir", outDir)
+		case "readbytes": // a pass reads 12.9 MB: one per sample
+			args = append(strings.Fields(want[i]), "--iters", "1", "--samples", "2", "--warmup", "1",
+				"--input", shopFile(t))
 		}
 		r := driver(t, nil, args...)
 		if r.code != 0 {
@@ -195,6 +199,9 @@ func TestListedCellsAllRunAndVerify(t *testing.T) {
 			continue
 		case "queue":
 			checkQueueResult(t, args, res)
+			continue
+		case "readbytes":
+			checkReadbytesResult(t, args, res, 1, 2, 1)
 			continue
 		}
 		timeM, _ := metrics["time"].(map[string]any)
@@ -420,8 +427,8 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 		{[]string{"frobnicate"}, "'frobnicate'"},
 		{with(rpcCell, "--bogus", "1"), "unknown flag --bogus"},
 		{[]string{"run", "--case", "eval", "--lib", "capnp", "--mode", "bytes", "--compression", "none",
-			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit, codec, queue)"},
-		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit, codec, queue)"},
+			"--reuse", "reuse", "--iters", "1"}, "missing --suite (one of: rpc, limit, codec, queue, readbytes)"},
+		{with(rpcCell[:2], "nope"), "unknown suite 'nope' (one of: rpc, limit, codec, queue, readbytes)"},
 		{[]string{"run", "--suite", "rpc", "--case", "memcpy", "--lib", "memcpy"},
 			"case 'memcpy' is not in suite rpc (one of: carsales, catrank, eval)"},
 		{[]string{"run", "--suite", "rpc", "--case", "eval", "--lib", "protobuf", "--mode", "bytes",
@@ -482,6 +489,21 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 		{queueCell("single", "wbq", "seqcst", "mono", "on")[:15], "lib wbq needs --work-dir DIR"},
 		{queueCell("single", "null", "none", "mono", "on", "--input", "f"),
 			"flag --input is a fixture that suite queue does not take (its fixtures: work-dir, out-dir)"},
+		{[]string{"run", "--suite", "readbytes", "--case", "sum", "--lib", "bufio", "--cache", "warm", "--iters", "1"},
+			"missing --input FILE"},
+		{readbytesCell("sum", "null", "cold"), "unknown value for --cache: 'cold' for lib null (one of: warm)"},
+		{readbytesCell("sum", "mmap", "tepid"), "unknown value for --cache: 'tepid' (one of: warm, cold)"},
+		{readbytesCell("sum", "fgetc", "warm"),
+			"unknown lib 'fgetc' for suite readbytes (one of: null, bufio, own_buffer, mmap)"},
+		{readbytesCell("crc", "mmap", "warm"), "case 'crc' is not in suite readbytes (one of: count, sum, varint)"},
+		{readbytesCell("sum", "mmap", "warm", "--role", "server"),
+			"--role server is not possible in suite readbytes (its cells are local)"},
+		{readbytesCell("sum", "mmap", "warm", "--work-dir", "d"),
+			"flag --work-dir is a fixture that suite readbytes does not take (its fixtures: input)"},
+		{readbytesCell("sum", "mmap", "warm", "--block", "1MiB"),
+			"flag --block is not a parameter of suite readbytes (its parameters: cache)"},
+		{[]string{"run", "--suite", "readbytes", "--case", "sum", "--lib", "mmap", "--iters", "1", "--input", "f"},
+			"missing --cache (one of: warm, cold)"},
 		{[]string{"queue"}, "queue: missing or unknown subcommand (append or tail)"},
 		{[]string{"queue", "append"}, "queue append: missing DIR"},
 		{[]string{"queue", "append", "d"}, "queue append: missing --entries N"},

@@ -8,6 +8,7 @@ import (
 	"wirebench/drivers/go/internal/core"
 	"wirebench/drivers/go/internal/limit"
 	"wirebench/drivers/go/internal/queue"
+	"wirebench/drivers/go/internal/readbytes"
 	"wirebench/drivers/go/internal/rpc"
 )
 
@@ -17,6 +18,7 @@ var All = []*core.Suite{
 	limit.Suite,
 	codec.Suite,
 	queue.Suite,
+	readbytes.Suite,
 }
 
 // Find returns the suite called name, or nil.
