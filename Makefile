@@ -1,6 +1,7 @@
 # The two commands of the README. Both install what is missing first.
 #   make bench   the default benchmark run (quick profile) with its report
-#   make test    every test: the drivers' own (ctest, cargo, go, maven) and the harness's (pytest, ruff)
+#   make test    every test: the drivers' own (ctest for g++ and clang++, cargo, go, maven,
+#                the D unittests) and the harness's (pytest, ruff)
 
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
@@ -32,6 +33,8 @@ test: build test-drivers test-harness
 
 test-drivers:
 	ctest --test-dir drivers/cpp/build --output-on-failure -j2
+	ctest --test-dir drivers/cpp/build-clang --output-on-failure -j2
+	$(MAKE) -C drivers/d test
 	cargo fmt --manifest-path drivers/rust/Cargo.toml --check
 	cargo clippy --release --manifest-path drivers/rust/Cargo.toml --all-targets -- -D warnings
 	cargo test --release --manifest-path drivers/rust/Cargo.toml

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Installs what wirebench needs on a bare Debian bookworm machine, and nothing that is
-# already there: the C++ toolchain and libraries, a JDK and Maven from Debian, uv from
-# PyPI, the Python environment from uv.lock. Go and Rust are base toolchains (Debian's
-# are too old); the Go, Rust and Java libraries come with each driver's build. Safe to run again; it is the first step of `make bench` and
-# `make test`.
+# already there: the C++ and D toolchains and libraries, a JDK and Maven from Debian, uv
+# from PyPI, the Python environment from uv.lock. Go and Rust are base toolchains
+# (Debian's are too old); the Go, Rust and Java libraries come with each driver's build.
+# Safe to run again; it is the first step of `make bench` and `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-compiler
               libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev
               libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev
-              valgrind)  # valgrind: `wirebench run --measure instructions`
+              valgrind  # valgrind: `wirebench run --measure instructions`
+              clang gdc ldc)  # the readbytes suite's other compilers (C++ and D)
 # A JDK and Maven only where the machine has none (it may have its own, not Debian's).
 command -v javac >/dev/null 2>&1 || APT_PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || APT_PACKAGES+=(maven)

@@ -137,7 +137,7 @@ class Driver:
         list_cells.cache_clear()
 
 
-def _cmake(build_dir: str, profile: str) -> tuple:
+def _cmake(build_dir: str, profile: str, *options: str) -> tuple:
     return (
         (
             "cmake",
@@ -149,8 +149,43 @@ def _cmake(build_dir: str, profile: str) -> tuple:
             "Ninja",
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DWB_BUILD_PROFILE={profile}",
+            *options,
         ),
         ("cmake", "--build", build_dir, "-j2"),
+    )
+
+
+# The clang++ build of the C++ driver has the suites where the compiler is the variable
+# (readbytes) and the machine's limit beside them.
+_CLANG = (
+    "-DCMAKE_C_COMPILER=clang",
+    "-DCMAKE_CXX_COMPILER=clang++",
+    "-DWB_SUITES=limit;readbytes",
+)
+
+
+def _d(compiler: str) -> Driver:
+    """The D driver as one compiler builds it (drivers/d/Makefile)."""
+    exe = f"drivers/d/build/wirebench-d-{compiler}"
+    return Driver(
+        lang="d",
+        toolchain=compiler,
+        builds={
+            "stock": Build(
+                exe,
+                (("make", "-C", "drivers/d", f"build/wirebench-d-{compiler}"),),
+                "dub's release build type as it drives this compiler (drivers/d/Makefile)",
+            ),
+            "tuned": Build(
+                f"{exe}-tuned",
+                (("make", "-C", "drivers/d", f"build/wirebench-d-{compiler}-tuned"),),
+                "-O3, no bounds checks, LTO where it links (drivers/d/Makefile)",
+            ),
+        },
+        tools=("make", compiler),
+        pkgconfig=(),
+        install_hint=f"apt-get install -y {'ldc' if compiler == 'ldc2' else 'gdc'}",
+        primary=False,
     )
 
 
@@ -179,6 +214,26 @@ DRIVERS = {
         tools=("cmake", "ninja", "g++", "capnp", "protoc", "flatc", "pkg-config"),
         pkgconfig=("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
         install_hint=APT_CPP,
+    ),
+    "cpp-clang++": Driver(
+        lang="cpp",
+        toolchain="clang++",
+        builds={
+            "stock": Build(
+                "drivers/cpp/build-clang/wirebench-cpp",
+                _cmake("drivers/cpp/build-clang", "stock", *_CLANG),
+                "CMake Release by clang++: -O2 -DNDEBUG (suites limit and readbytes)",
+            ),
+            "tuned": Build(
+                "drivers/cpp/build-clang-tuned/wirebench-cpp",
+                _cmake("drivers/cpp/build-clang-tuned", "tuned", *_CLANG),
+                "clang++ -O3 -DNDEBUG -flto (suites limit and readbytes)",
+            ),
+        },
+        tools=("cmake", "ninja", "clang++"),
+        pkgconfig=(),
+        install_hint="apt-get install -y cmake ninja-build clang",
+        primary=False,
     ),
     "rust": Driver(
         lang="rust",
@@ -263,6 +318,8 @@ DRIVERS = {
         pkgconfig=(),
         install_hint="apt-get install -y openjdk-17-jdk-headless maven",
     ),
+    "d-gdc": _d("gdc"),
+    "d-ldc2": _d("ldc2"),
 }
 
 
