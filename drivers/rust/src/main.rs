@@ -2,8 +2,8 @@
 //! golden) on the registry of suites (src/registry.rs). The command line knows no suite: it
 //! looks the suite up, validates the cell against the suite's registry entry (cases,
 //! libraries, parameters and their legal values, fixtures) and hands the validated run to
-//! the suite (src/rpc, src/codec, src/limit, src/queue). `queue append|tail DIR` drive the
-//! wbq queue itself (src/queue/command.rs).
+//! the suite (src/rpc, src/codec, src/limit, src/queue, src/readbytes). `queue append|tail
+//! DIR` drive the wbq queue itself (src/queue/command.rs).
 
 mod alloc_count;
 mod codec;
@@ -12,6 +12,7 @@ mod io;
 mod json;
 mod limit;
 mod queue;
+mod readbytes;
 mod registry;
 mod rng;
 mod rpc;

@@ -4,15 +4,21 @@
 //! `info`, the usage text and the validation of `run` (main.rs) are generated from it;
 //! nothing else knows which suites, cases or libraries there are.
 //!
-//! A suite is one folder (src/rpc, src/codec, src/limit, src/queue) that declares its `Suite`
-//! and one line in `SUITES`.
+//! A suite is one folder (src/rpc, src/codec, src/limit, src/queue, src/readbytes) that
+//! declares its `Suite` and one line in `SUITES`.
 
 use crate::error::{Error, Res};
 use crate::json::{self, Json};
-use crate::{codec, limit, queue, rpc};
+use crate::{codec, limit, queue, readbytes, rpc};
 
 /// The suites, in the order of `list` and `info`.
-pub static SUITES: [&dyn AnySuite; 4] = [&rpc::SUITE, &limit::SUITE, &codec::SUITE, &queue::SUITE];
+pub static SUITES: [&dyn AnySuite; 5] = [
+    &rpc::SUITE,
+    &limit::SUITE,
+    &codec::SUITE,
+    &queue::SUITE,
+    &readbytes::SUITE,
+];
 
 /// The fixture flags the command line knows (docs/protocol.md); a suite declares the ones
 /// it takes and refuses the others.

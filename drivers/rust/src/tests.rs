@@ -141,7 +141,7 @@ fn a_case_of_another_suite_is_not_in_the_suite() {
 #[test]
 fn suites_are_found_by_name_only() {
     let names: Vec<&str> = SUITES.iter().map(|s| s.name()).collect();
-    assert_eq!(names, ["rpc", "limit", "codec", "queue"]);
+    assert_eq!(names, ["rpc", "limit", "codec", "queue", "readbytes"]);
     assert!(find_suite("rpc").is_some());
     assert!(find_suite("memcpy").is_none());
 }

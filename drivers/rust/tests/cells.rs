@@ -49,7 +49,7 @@ fn info_says_protocol_2_toolchain_and_suites() {
     assert_eq!(field(&text, "lang"), "rust");
     assert_eq!(field(&text, "toolchain"), "rustc");
     assert!(
-        text.contains("\"suites\": [\"rpc\", \"limit\", \"codec\", \"queue\"]"),
+        text.contains("\"suites\": [\"rpc\", \"limit\", \"codec\", \"queue\", \"readbytes\"]"),
         "{text}"
     );
     for lib in ["serde_json", "rkyv", "flatbuffers", "bincode"] {
@@ -83,8 +83,9 @@ fn every_listed_cell_runs_and_prints_a_protocol_2_result() {
     let (iters, samples, warmup) = (3u64, 2usize, 1u64);
     for line in lines {
         let suite = field(line, "suite");
-        // Queue cells need a --work-dir and counts of their own: tests/queue.rs.
-        if suite == "queue" {
+        // Queue cells need a --work-dir and counts of their own (tests/queue.rs),
+        // readbytes cells an --input (tests/readbytes.rs).
+        if suite == "queue" || suite == "readbytes" {
             continue;
         }
         let mut args = vec![
@@ -404,11 +405,11 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (good_with(&[("--bogus", Some("1"))]), "unknown flag --bogus"),
         (
             good_with(&[("--suite", None)]),
-            "missing --suite (one of: rpc, limit, codec, queue)",
+            "missing --suite (one of: rpc, limit, codec, queue, readbytes)",
         ),
         (
             good_with(&[("--suite", Some("telepathy"))]),
-            "unknown suite 'telepathy' (one of: rpc, limit, codec, queue)",
+            "unknown suite 'telepathy' (one of: rpc, limit, codec, queue, readbytes)",
         ),
         (
             good_with(&[("--suite", Some("limit"))]),
