@@ -5,6 +5,7 @@ import java.util.List;
 import wirebench.codec.CodecSuite;
 import wirebench.limit.LimitSuite;
 import wirebench.queue.QueueSuite;
+import wirebench.readbytes.ReadbytesSuite;
 import wirebench.rpc.RpcSuite;
 
 /**
@@ -15,7 +16,9 @@ public final class Suites {
   private Suites() {}
 
   public static final List<Suite<?>> ALL =
-      List.of(RpcSuite.SUITE, LimitSuite.SUITE, CodecSuite.SUITE, QueueSuite.SUITE);
+      List.of(
+          RpcSuite.SUITE, LimitSuite.SUITE, CodecSuite.SUITE, QueueSuite.SUITE,
+          ReadbytesSuite.SUITE);
 
   /** The suite called `name`, or null. */
   public static Suite<?> find(String name) {

@@ -49,7 +49,8 @@ class CliTest {
     assertEquals("openjdk", Driver.field(r.stdout, "toolchain"));
     assertEquals("wirebench-java", Driver.field(r.stdout, "driver"));
     assertEquals(
-        "[\"rpc\", \"limit\", \"codec\", \"queue\"]", Driver.field(r.stdout, "suites"));
+        "[\"rpc\", \"limit\", \"codec\", \"queue\", \"readbytes\"]",
+        Driver.field(r.stdout, "suites"));
     assertEquals("2026.4", Driver.field(r.stdout, "chronicle-queue"));
     assertEquals("2.2.2", Driver.field(r.stdout, "hdrhistogram"));
     assertEquals("2.17.2", Driver.field(r.stdout, "jackson"));
@@ -92,10 +93,10 @@ class CliTest {
 
   @Test
   void theSuiteIsRequiredAndLookedUp() throws Exception {
-    refused("missing --suite (one of: rpc, limit, codec, queue)", RPC_CELL);
+    refused("missing --suite (one of: rpc, limit, codec, queue, readbytes)", RPC_CELL);
     refused(
-        "unknown suite 'readbytes' (one of: rpc, limit, codec, queue)",
-        with(RPC_CELL, "--suite", "readbytes"));
+        "unknown suite 'readbits' (one of: rpc, limit, codec, queue, readbytes)",
+        with(RPC_CELL, "--suite", "readbits"));
     // No code guesses the suite from the case: memcpy is not an rpc case.
     refused(
         "unknown value for --case: 'memcpy' for suite rpc (one of: carsales, catrank, eval)",
