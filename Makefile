@@ -6,7 +6,7 @@
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
 # Seconds make bench may run, adaptive rounds included: `make bench BUDGET=1500` narrows more.
-BUDGET ?= 540
+BUDGET ?= 810
 
 .PHONY: setup build bench bench-full bench-standard test test-drivers test-harness lint
 
