@@ -22,6 +22,8 @@ def tiny_run(tmp_path_factory):
         "run",
         "--lang",
         "cpp",
+        "--toolchain",
+        "g++",
         "--iters",
         "2",
         "--samples",
