@@ -125,7 +125,7 @@ class Readbytes(Suite):
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
         from .readbytes_report import tables
 
-        return tables(self, results, context.get("all", results))
+        return tables(results, context.get("all", results))
 
     def attachments(self, results: list[CellResult], processes, context) -> dict[str, bytes]:
         from .readbytes_report import charts

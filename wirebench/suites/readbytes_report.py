@@ -5,16 +5,12 @@ the fastest, MB/s beside the machine's memcpy bandwidth, and a bar chart of each
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
 from .. import drivers, stats
 from ..readbytes_data import SIZE
 from ..report import CellResult, Table, _per_build
 from . import limit
 from .readbytes import PASSES, describe
-
-if TYPE_CHECKING:
-    from .readbytes import Readbytes
 
 
 def compiler(r: CellResult) -> str:
@@ -58,7 +54,7 @@ def _memcpy(all_results: list[CellResult]) -> tuple[str, float, float] | None:
     return block, bw * 1000, PASSES * SIZE / bw / 1e6
 
 
-def tables(suite: Readbytes, results: list[CellResult], all_results) -> list[Table]:
+def tables(results: list[CellResult], all_results: list[CellResult]) -> list[Table]:
     memcpy = _memcpy(all_results)
     out = []
     for case, cache, _build, rs in _groups(results):
