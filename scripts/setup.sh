@@ -11,7 +11,9 @@ APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-c
               libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev
               libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev
               valgrind  # valgrind: `wirebench run --measure instructions`
-              clang gdc ldc)  # the readbytes suite's other compilers (C++ and D)
+              clang gdc ldc  # the readbytes suite's other compilers (C++ and D)
+              chromium chromium-driver  # the HTML report's test opens it in headless Chromium
+              postgresql)  # `--db postgresql://...`: the store's tests start a real server
 # A JDK and Maven only where the machine has none (it may have its own, not Debian's).
 command -v javac >/dev/null 2>&1 || APT_PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || APT_PACKAGES+=(maven)
