@@ -20,7 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import drivers, matrix, orchestrate, report, suites
+from . import compare, drivers, export, matrix, orchestrate, report, suites
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import Store, StoreError
@@ -459,6 +459,105 @@ def runs(as_json, db) -> None:
             highlight=False,
             markup=False,
         )
+
+
+# -- compare, export -----------------------------------------------------------------------------
+
+
+@main.command("compare")
+@click.argument("run_ids", metavar="BASE [RUN]", nargs=-1, type=int, required=True)
+@click.option(
+    "--between",
+    metavar="A:B",
+    help="Within one run: two drivers (cpp:rust) or two libraries (protobuf:capnp), "
+    "B read against A.",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 10),
+    default=compare.DEFAULT_THRESHOLD,
+    show_default=True,
+    help="Smallest change called a difference (0.10: ±10%).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=compare.DEFAULT_ALPHA,
+    show_default=True,
+    help="Significance level of the Mann-Whitney U test.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["slower", "any", "never"]),
+    default="slower",
+    show_default=True,
+    help="Exit 1 when a cell is slower (or has lost its number), on any difference, or never.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@_db_option
+def compare_cmd(run_ids, between, threshold, alpha, fail_on, as_json, db) -> None:
+    """Cell by cell, RUN against BASE (before and after a change, or two machines), or
+    two drivers or libraries of one run: the ratio with its 95% interval, a Mann-Whitney U
+    test, and a verdict (faster, slower, no difference). Markdown for a pull request, or
+    JSON; the exit code fails a CI job on a regression."""
+    if len(run_ids) > 2 or (between is None) == (len(run_ids) == 1):
+        _fail("compare takes two runs (BASE RUN), or one run and --between A:B")
+    store = _open_store(db)
+    try:
+        if between:
+            a, sep, b = between.partition(":")
+            if not (sep and a and b):
+                _fail(f"--between takes A:B (like cpp:rust or protobuf:capnp), not {between!r}")
+            sides = compare.within_sides(store, run_ids[0], a, b)
+        else:
+            sides = tuple(compare.run_side(store, r) for r in run_ids)
+    except compare.CompareError as e:
+        _fail(str(e))
+    result = compare.compare(*sides, threshold=threshold, alpha=alpha)
+    if as_json:
+        out.print_json(json.dumps(compare.as_json(result)))
+    else:
+        click.echo(compare.markdown(result), nl=False)
+    if result.regressed(fail_on):
+        sys.exit(1)
+
+
+@main.command("export")
+@click.argument("run_id", metavar="[RUN]", required=False, type=int)
+@click.option(
+    "--format", "fmt", type=click.Choice(export.FORMATS), default="json", show_default=True
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file (default: standard output).",
+)
+@_db_option
+def export_cmd(run_id, fmt, output, db) -> None:
+    """A stored run (default: the latest) as JSON, CSV or BMF (the Bencher Metric Format),
+    with every metric, its 95% interval and its unit."""
+    store = _open_store(db)
+    row = store.run(run_id)
+    if row is None:
+        _fail(f"no run {run_id} in the results database; `wirebench runs` lists them")
+    run_id = row["id"]
+    if fmt == "bmf":
+        text, left_out = export.to_bmf(store, run_id)
+        if left_out:
+            console.print(
+                f"BMF has no place for a cell without a number: {len(left_out)} failed or "
+                "unfinished cells left out: " + ", ".join(left_out),
+                highlight=False,
+                markup=False,
+            )
+    else:
+        text = export.to_json(store, run_id) if fmt == "json" else export.to_csv(store, run_id)
+    if output:
+        output.write_text(text)
+        console.print(f"run {run_id} exported as {fmt} to {output}", highlight=False)
+    else:
+        click.echo(text, nl=False)
 
 
 if __name__ == "__main__":

@@ -981,7 +981,7 @@ def print_terminal(rep: Report, console) -> None:
         console.print(line, highlight=False, markup=False)
 
 
-def _metric_json(m: MetricData) -> dict:
+def metric_json(m: MetricData) -> dict:
     out: dict = {"unit": m.unit, "kind": m.kind}
     if m.kind == "histogram":
         out["percentiles"] = [
@@ -1006,24 +1006,29 @@ def _metric_json(m: MetricData) -> dict:
     return out
 
 
-def as_json(rep: Report) -> dict:
-    def cell_json(r: CellResult) -> dict:
-        return {
-            "key": r.cell.key,
-            **r.cell.to_json(),
-            "status": r.status,
-            "error": r.error,
-            "iters": r.iters,
-            "metrics": {name: _metric_json(m) for name, m in r.metrics.items()},
-            "cpu_ns": r.cpu_ns,
-            "max_rss_kb": r.max_rss_kb,
-            "steal": r.steal,
-            "other_load": r.other_load,
-        }
+def cell_json(r: CellResult) -> dict:
+    """A cell with every metric's summary, interval and unit (JSON reports and exports)."""
+    return {
+        "key": r.cell.key,
+        **r.cell.to_json(),
+        "status": r.status,
+        "error": r.error,
+        "iters": r.iters,
+        "metrics": {name: metric_json(m) for name, m in r.metrics.items()},
+        "cpu_ns": r.cpu_ns,
+        "max_rss_kb": r.max_rss_kb,
+        "steal": r.steal,
+        "other_load": r.other_load,
+    }
 
+
+RUN_FIELDS = ("id", "status", "profile", "started", "finished", "command")
+
+
+def as_json(rep: Report) -> dict:
     run = rep.run
     return {
-        "run": {k: run[k] for k in ("id", "status", "profile", "started", "finished", "command")},
+        "run": {k: run[k] for k in RUN_FIELDS},
         "provenance": rep.provenance,
         "cells": [cell_json(r) for r in rep.results],
         "tables": [{"title": t.title, "headers": t.headers, "rows": t.rows} for t in rep.tables],
