@@ -22,17 +22,23 @@ def cell(lang="cpp", lib="capnp", case="eval"):
     return Cell.make("rpc", case, lang, lib, PARAMS)
 
 
-def add_run(store, cells: dict[Cell, float | str], reps=5, seed=1, instructions=None) -> int:
+def add_run(
+    store, cells: dict[Cell, float | str], reps=5, seed=1, instructions=None, spread=0.0
+) -> int:
     """A run of the given cells: each with `reps` processes of 3 samples near its time (ns
-    per iteration, ±0.5%), or failed with the given error."""
+    per iteration, ±0.5%; each process off by a factor of sd `spread`), or failed with
+    the given error."""
     rng = np.random.default_rng(seed)
     plan = Plan("quick", 1, tuple(PlanEntry(c, 10, 3, 1, reps) for c in cells))
     run_id = store.create_run("quick", "wirebench run", plan, PROV)
     for c, t in cells.items():
         for rep in range(reps):
             failed = isinstance(t, str)
+            t_process = 0 if failed else t * (1 + rng.normal(0, spread))
             values = (
-                () if failed else tuple(int(t * 10 * (1 + rng.normal(0, 0.005))) for _ in "abc")
+                ()
+                if failed
+                else tuple(int(t_process * 10 * (1 + rng.normal(0, 0.005))) for _ in "abc")
             )
             metrics = {"time": Metric("time", "ns", "samples", 10, values)}
             if instructions:
@@ -100,6 +106,30 @@ def test_a_slower_cell_is_caught_and_fails_the_job(db):
     row = next(x for x in data["rows"] if x["verdict"] == "slower")
     assert row["ratio"] == pytest.approx(1.3, rel=0.02) and row["ci95"][0] > 1
     assert row["p_value"] < 0.05 and row["paired"] is False
+
+
+def test_many_noisy_cells_measured_twice_show_no_difference(db):
+    """Processes that differ by 8%, 60 cells: at p < 0.05 each, some would be called
+    different by chance; adjusted for the many cells, none is."""
+    store = Store(db)
+    cells = {cell(lib=f"lib{i}"): 100 + 10 * i for i in range(60)}
+    a, b = add_run(store, cells, spread=0.08), add_run(store, cells, seed=2, spread=0.08)
+    result = compare.compare(compare.run_side(store, a), compare.run_side(store, b), 0.0)
+    assert sum(r.p_value < 0.05 for r in result.rows) >= 1  # what an unadjusted test says
+    assert {r.verdict for r in result.rows} == {compare.SAME}
+
+
+def test_a_run_that_only_counted_instructions_is_judged_on_the_count(db):
+    store = Store(db)
+    c, d = cell(lib="capnp"), cell(lib="protobuf")
+    a = add_run(store, {c: 1000, d: 2000}, reps=1, instructions={c: 1000, d: 2000})
+    b = add_run(store, {c: 1000, d: 2000}, reps=1, seed=2, instructions={c: 1000, d: 2300})
+    for run_id in (a, b):  # keep the counts only, as `--measure instructions` stores them
+        store.db.execute("DELETE FROM metrics WHERE run_id = ? AND name = 'time'", (run_id,))
+    data = json.loads(invoke(db, "compare", str(a), str(b), "--json").output)
+    verdicts = {r["cell"].split("/")[3].split()[0]: r["verdict"] for r in data["rows"]}
+    assert verdicts == {"capnp": "no difference", "protobuf": "slower"}
+    assert all(r["metric"] == "instructions" and r["p_value"] is None for r in data["rows"])
 
 
 def test_the_threshold_sets_what_counts(db):

@@ -484,7 +484,7 @@ def runs(as_json, db) -> None:
     type=click.FloatRange(0, 1, min_open=True),
     default=compare.DEFAULT_ALPHA,
     show_default=True,
-    help="Significance level of the Mann-Whitney U test.",
+    help="False discovery rate: a change is called when its adjusted p (q) is below it.",
 )
 @click.option(
     "--fail-on",

@@ -2,30 +2,35 @@
 or two drivers or libraries within one run, cell by cell, each judged faster, slower or
 no different.
 
-The second side is read against the first (the base): B/A of the median per iteration,
-with its 95% interval and a Mann-Whitney U test on the samples. A cell is called slower
-or faster only when all three agree:
-- the ratio is farther from 1 than the threshold (default ±10%: this machine's processes
-  differ by more than 5% from run to run, docs/methodology.md "Comparing runs");
-- its 95% interval excludes 1. Between two runs the ratio is unpaired (each side's
-  processes resampled on their own, stats.unpaired_ratio), since their rounds did not
-  run side by side; within one run it is paired by round;
-- the U test's two-sided p is below alpha. Samples of one process are not independent,
-  so the test alone would call a shift between two processes a difference: it is a
-  guard on the interval, never the verdict alone.
+The unit is the process, as in the headline ratios (docs/methodology.md, "Comparing
+runs"): processes of one cell differ here by far more than the samples within one, so
+samples are not independent measurements. The second side is read against the first
+(the base): B/A of the geometric means of the process medians, with a Student t 95%
+interval on their logs and the t test's p (stats.process_ratio: paired by round within
+one run, Welch's between two runs). A comparison tests hundreds of cells at once, and at
+p < 0.05 each a rerun of the same code would call one in twenty different: the p values
+are adjusted for that (Benjamini-Hochberg, the false discovery rate). A cell is called
+slower or faster only when
+- the ratio is farther from 1 than the threshold (default ±10%), and
+- its adjusted p (q) is below alpha (default 0.05).
+
+A rank test (Mann-Whitney U) was the first choice and is not used: on the three to five
+process medians a cell has, its smallest possible p (0.1 at three a side, 0.008 at five)
+cannot survive the adjustment over hundreds of cells, and on the pooled samples it
+counts every sample of a process as an independent measurement.
 
 Instruction counts (valgrind, exact) are compared beside the time where both sides
-counted, and are the compared metric of a run that only counted (no U test: a count
-does not vary by chance, only the threshold and the interval apply).
+counted, and are the compared metric of a run that only counted; a count does not vary
+by chance, so it takes the threshold alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
-import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import false_discovery_control
 
 from . import report, stats, suites
 from .cells import sort_key
@@ -57,9 +62,10 @@ class Row:
     a: stats.Summary
     b: stats.Summary
     ratio: stats.Ratio  # B/A
-    p_value: float | None  # None: an exact count, not tested
-    verdict: str
+    p_value: float | None  # the t test's; None: an exact count, or one process a side
     instructions: float | None = None  # B/A of instructions, where both sides counted
+    q_value: float | None = None  # p adjusted for the comparison's many cells
+    verdict: str = ""
 
     def to_json(self) -> dict:
         q = self.ratio
@@ -73,6 +79,7 @@ class Row:
             "ci95": [q.low, q.high],
             "paired": q.paired,
             "p_value": self.p_value,
+            "p_adjusted": self.q_value,
             "verdict": self.verdict,
             "instructions_ratio": self.instructions,
         }
@@ -113,22 +120,15 @@ def _summary_json(s: stats.Summary) -> dict:
     }
 
 
-def verdict(q: stats.Ratio, p: float | None, threshold: float, alpha: float) -> str:
-    if abs(q.value - 1) <= threshold or q.low <= 1 <= q.high:
+def verdict(q: stats.Ratio, p_adjusted: float | None, threshold: float, alpha: float) -> str:
+    """Slower or faster only when the change is beyond the threshold and its adjusted p
+    says it is not chance; an exact count (an interval of one point) needs no test."""
+    if abs(q.value - 1) <= threshold:
         return SAME
-    if p is not None and p >= alpha:
+    exact = q.low == q.value == q.high
+    if not exact and (p_adjusted is None or p_adjusted >= alpha):
         return SAME
     return SLOWER if q.value > 1 else FASTER
-
-
-def _u_test(a: report.MetricData, b: report.MetricData) -> float | None:
-    xa = [v for g in a.groups for v in g]
-    xb = [v for g in b.groups for v in g]
-    if len(xa) < 2 or len(xb) < 2:
-        return None
-    if np.ptp(xa + xb) == 0:
-        return 1.0  # every sample equal on both sides: nothing to test
-    return float(mannwhitneyu(xb, xa, alternative="two-sided").pvalue)
 
 
 def _compared(ra: report.CellResult, rb: report.CellResult) -> list[str]:
@@ -156,27 +156,24 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
             continue
         for metric in _compared(ra, rb):
             ma, mb = ra.metric(metric), rb.metric(metric)
-            if paired:
-                q = stats.paired_ratio(mb.rounds, ma.rounds)
+            if metric == "instructions":  # exact: no interval, no test
+                v = mb.summary.median / ma.summary.median
+                q, p = stats.Ratio(v, v, v, paired), None
             else:
-                q = stats.unpaired_ratio(mb.groups, ma.groups)
-            p = None if metric == "instructions" else _u_test(ma, mb)
+                q, p = stats.process_ratio(mb.rounds, ma.rounds, paired)
             instr = None
             if metric != "instructions" and all("instructions" in r.metrics for r in (ra, rb)):
                 instr = rb.summary("instructions").median / ra.summary("instructions").median
-            out.rows.append(
-                Row(
-                    ra.cell.key,
-                    metric,
-                    ma.unit,
-                    ma.summary,
-                    mb.summary,
-                    q,
-                    p,
-                    verdict(q, p, threshold, alpha),
-                    instr,
-                )
-            )
+            out.rows.append(Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, q, p, instr))
+    tested = [i for i, r in enumerate(out.rows) if r.p_value is not None]
+    if tested:
+        adjusted = false_discovery_control([out.rows[i].p_value for i in tested])
+        for i, qv in zip(tested, adjusted, strict=True):
+            out.rows[i] = dataclasses.replace(out.rows[i], q_value=float(qv))
+    out.rows = [
+        dataclasses.replace(r, verdict=verdict(r.ratio, r.q_value, threshold, alpha))
+        for r in out.rows
+    ]
     out.notes = _notes(a, b)
     return out
 
@@ -273,10 +270,14 @@ def _revision(prov: dict) -> str:
 
 
 def rule(c: Comparison) -> str:
+    pairing = "paired by round" if c.a.run["id"] == c.b.run["id"] else "Welch's"
+    tested = sum(r.p_value is not None for r in c.rows)
     return (
-        f"A cell is slower or faster when B/A of its median per iteration is beyond "
-        f"±{c.threshold:.0%}, its 95% interval excludes 1, and a two-sided Mann-Whitney U "
-        f"test on the samples gives p < {c.alpha:g} (instruction counts: no test, exact)."
+        "B/A is the ratio of the geometric means of the cells' process medians (time per "
+        f"iteration), with a Student t 95% interval ({pairing}); p is the t test's, q the "
+        f"same adjusted for the {tested} comparisons tested (Benjamini-Hochberg). A cell is "
+        f"slower or faster when the ratio is beyond ±{c.threshold:.0%} and q < {c.alpha:g}; "
+        "instruction counts are exact and take the threshold alone."
     )
 
 
@@ -325,7 +326,9 @@ def markdown(c: Comparison) -> str:
 
 def _table(rows: list[Row]) -> list[str]:
     instr = any(r.instructions is not None for r in rows)
-    head = ["cell", "metric", "A", "B", "B/A [95% CI]", "p"] + (["instr B/A"] if instr else [])
+    head = ["cell", "metric", "A median", "B median", "B/A [95% CI]", "p", "q"] + (
+        ["instr B/A"] if instr else []
+    )
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         q = r.ratio
@@ -334,8 +337,9 @@ def _table(rows: list[Row]) -> list[str]:
             r.metric,
             report.fmt_value(r.a.median, r.unit),
             report.fmt_value(r.b.median, r.unit),
-            f"{q.value:.3f} [{q.low:.3f}-{q.high:.3f}]",
+            f"{q.value:.3f} [{q.low:.3f}-{q.high:.3f}]" if q.low == q.low else f"{q.value:.3f}",
             "-" if r.p_value is None else f"{r.p_value:.2g}",
+            "-" if r.q_value is None else f"{r.q_value:.2g}",
         ]
         if instr:
             cells.append("-" if r.instructions is None else f"{r.instructions:.3f}")
