@@ -132,6 +132,30 @@ def test_a_run_that_only_counted_instructions_is_judged_on_the_count(db):
     assert all(r["metric"] == "instructions" and r["p_value"] is None for r in data["rows"])
 
 
+def test_a_run_that_moved_as_a_whole_is_one_verdict_and_its_cells_are_read_against_it(db):
+    """Between two runs the machine drifts: every cell 8% slower is the run's shift, not
+    twelve slower cells; a cell 60% slower stands out from it. A shift beyond the threshold
+    (everything 30% slower) is the verdict of the run, and fails the job."""
+    store = Store(db)
+    cells = {cell(lib=f"lib{i}"): 100 + 10 * i for i in range(12)}
+    a = add_run(store, cells, spread=0.02)
+    drift = {c: t * 1.08 for c, t in cells.items()} | {cell(lib="lib3"): 130 * 1.6}
+    b = add_run(store, drift, seed=2, spread=0.02)
+    r = invoke(db, "compare", str(a), str(b), "--json")
+    data = json.loads(r.output)
+    assert data["shift"]["verdict"] == "no difference"
+    assert data["shift"]["ratio"] == pytest.approx(1.08, rel=0.02)
+    assert data["summary"] == {"slower": 1, "faster": 0, "no difference": 11}
+    (slow,) = [x for x in data["rows"] if x["verdict"] == "slower"]
+    assert "/lib3 " in slow["cell"] and slow["relative"] == pytest.approx(1.6 / 1.08, rel=0.03)
+    assert r.exit_code == 1
+    everything = add_run(store, {c: t * 1.3 for c, t in cells.items()}, seed=3, spread=0.02)
+    r = invoke(db, "compare", str(a), str(everything))
+    assert r.exit_code == 1
+    assert "**The whole run: B/A 1.30" in r.output and "], slower**" in r.output
+    assert "**0 slower, 0 faster, 12 no difference**" in r.output
+
+
 def test_the_threshold_sets_what_counts(db):
     store = Store(db)
     a = add_run(store, {cell(): 300})

@@ -157,19 +157,24 @@ def test_the_percentile_curve_rises_to_the_tail_as_far_as_the_count_resolves():
 
 def test_process_ratio_is_of_geometric_means_of_process_medians():
     a = {0: [100, 101, 99], 1: [200, 200, 201], 2: [100, 100, 100]}  # one slow process
-    b = {0: [110, 110, 111], 1: [220, 219, 221], 2: [110, 109, 110]}
-    paired, p = stats.process_ratio(b, a, paired=True)
-    assert paired.value == pytest.approx(1.1, rel=1e-3) and paired.paired
+    b = {0: [110, 110, 111], 1: [221, 220, 222], 2: [110, 109, 110]}
+    paired, p = stats.process_log_ratio(b, a, paired=True).ratio()
+    assert paired.value == pytest.approx(1.1, rel=3e-3) and paired.paired
     # Paired by round, the slow round cancels: a narrow interval and a small p.
     assert 1.05 < paired.low < 1.1 < paired.high < 1.15 and p < 0.01
     # Unpaired (two runs), the slow process is spread on both sides: wide, not significant.
-    welch, p = stats.process_ratio(b, a, paired=False)
+    welch, p = stats.process_log_ratio(b, a, paired=False).ratio()
     assert welch.value == pytest.approx(paired.value)
     assert welch.low < 1 < welch.high and p > 0.05
+    # A variance the processes do not show widens it.
+    wider, _ = stats.process_log_ratio(b, a, paired=True).ratio(extra_var=0.1**2)
+    assert wider.low < paired.low and wider.high > paired.high
 
 
 def test_process_ratio_of_exact_counts_is_a_point_and_untested():
-    q, p = stats.process_ratio({0: [1250], 1: [1250]}, {0: [1000], 1: [1000]}, paired=False)
-    assert q.low == q.value == q.high == 1.25 and p is None
-    q, p = stats.process_ratio({0: [120, 130]}, {0: [100, 110]}, paired=False)
+    log = stats.process_log_ratio({0: [1250], 1: [1250]}, {0: [1000], 1: [1000]}, paired=False)
+    q, p = log.ratio()
+    assert q.low == q.value == q.high == pytest.approx(1.25) and p is None
+    log = stats.process_log_ratio({0: [120, 130]}, {0: [100, 110]}, paired=False)
+    q, p = log.ratio()
     assert np.isnan(q.low) and p is None  # one process a side: no interval

@@ -30,6 +30,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
 from scipy.stats import false_discovery_control
 
 from . import report, stats, suites
@@ -61,7 +62,8 @@ class Row:
     unit: str
     a: stats.Summary
     b: stats.Summary
-    ratio: stats.Ratio  # B/A
+    raw: float  # B/A
+    ratio: stats.Ratio | None  # B/A over the run's shift (the same without one), judged
     p_value: float | None  # the t test's; None: an exact count, or one process a side
     instructions: float | None = None  # B/A of instructions, where both sides counted
     q_value: float | None = None  # p adjusted for the comparison's many cells
@@ -75,7 +77,8 @@ class Row:
             "unit": self.unit,
             "a": _summary_json(self.a),
             "b": _summary_json(self.b),
-            "ratio": q.value,
+            "ratio": self.raw,
+            "relative": q.value,
             "ci95": [q.low, q.high],
             "paired": q.paired,
             "p_value": self.p_value,
@@ -83,6 +86,17 @@ class Row:
             "verdict": self.verdict,
             "instructions_ratio": self.instructions,
         }
+
+
+@dataclass(frozen=True)
+class Shift:
+    """Two runs: how every cell moved together (the median of their ratios, with a
+    bootstrap interval over the cells), and how much more the cells scatter about it than
+    their processes explain (a relative standard deviation)."""
+
+    ratio: stats.Ratio
+    scatter: float
+    verdict: str
 
 
 @dataclass
@@ -96,6 +110,7 @@ class Comparison:
     only_b: list[str] = field(default_factory=list)
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (cell, side, error)
     notes: list[str] = field(default_factory=list)
+    shift: Shift | None = None  # two runs of enough cells: how the whole run moved
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.rows)
@@ -106,9 +121,10 @@ class Comparison:
         if fail_on == "never":
             return False
         broke = any(side == "B" for _, side, _ in self.failed)
+        overall = self.shift.verdict if self.shift else SAME
         if fail_on == "any":
-            return broke or self.count(SLOWER) + self.count(FASTER) > 0
-        return broke or self.count(SLOWER) > 0
+            return broke or overall != SAME or self.count(SLOWER) + self.count(FASTER) > 0
+        return broke or overall == SLOWER or self.count(SLOWER) > 0
 
 
 def _summary_json(s: stats.Summary) -> dict:
@@ -131,6 +147,28 @@ def verdict(q: stats.Ratio, p_adjusted: float | None, threshold: float, alpha: f
     return SLOWER if q.value > 1 else FASTER
 
 
+MIN_CELLS = 8  # the fewest timed comparisons a run's shift and scatter are read from
+
+
+def between_runs(logs: list[stats.LogRatio]) -> tuple[float, float, stats.Ratio]:
+    """What two runs differ by beyond the processes of each. Every cell moves with the
+    machine's state between the runs (steal, other tenants), which no process of either run
+    shows: the median of the cells' log ratios is that shift, and their robust spread about
+    it (1.4826 median absolute deviations), less the part their processes explain, a
+    standard deviation each cell's interval is widened by, as a random-effects
+    meta-analysis widens for heterogeneity. Both are robust: a change in a few cells moves
+    neither. A change in most cells is the shift, judged on its own line."""
+    d = np.array([log.value for log in logs])
+    shift = float(np.median(d))
+    spread = 1.4826 * float(np.median(np.abs(d - shift)))
+    own = float(np.median([log.se**2 for log in logs if np.isfinite(log.se)] or [0.0]))
+    rng = np.random.default_rng(0x5EED)
+    boots = np.median(d[rng.integers(0, len(d), (stats.BOOTSTRAP, len(d)))], axis=1)
+    low, high = np.exp(np.quantile(boots, [0.025, 0.975]))
+    ratio = stats.Ratio(float(np.exp(shift)), float(low), float(high), paired=False)
+    return shift, float(np.sqrt(max(0.0, spread**2 - own))), ratio
+
+
 def _compared(ra: report.CellResult, rb: report.CellResult) -> list[str]:
     """The metrics two cells are compared on: the suite's timed ones both have, or for
     runs that only counted instructions, the count."""
@@ -144,6 +182,7 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
     """Every cell the two sides share, judged; the cells of one side only, and the failed."""
     out = Comparison(a, b, threshold, alpha)
     paired = a.run["id"] == b.run["id"]
+    logs: dict[int, stats.LogRatio] = {}  # by row: the timed comparisons
     for key in sorted(a.results.keys() | b.results.keys(), key=lambda k: _order(a, b, k)):
         ra, rb = a.results.get(key), b.results.get(key)
         if ra is None or rb is None:
@@ -156,15 +195,29 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
             continue
         for metric in _compared(ra, rb):
             ma, mb = ra.metric(metric), rb.metric(metric)
-            if metric == "instructions":  # exact: no interval, no test
-                v = mb.summary.median / ma.summary.median
-                q, p = stats.Ratio(v, v, v, paired), None
-            else:
-                q, p = stats.process_ratio(mb.rounds, ma.rounds, paired)
+            v = mb.summary.median / ma.summary.median
             instr = None
             if metric != "instructions" and all("instructions" in r.metrics for r in (ra, rb)):
                 instr = rb.summary("instructions").median / ra.summary("instructions").median
-            out.rows.append(Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, q, p, instr))
+            exact = stats.Ratio(v, v, v, paired)  # a count: no interval, no test
+            if metric != "instructions":
+                logs[len(out.rows)] = stats.process_log_ratio(mb.rounds, ma.rounds, paired)
+            out.rows.append(
+                Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, v, exact, None, instr)
+            )
+    shift = scatter = 0.0
+    if not paired and len(logs) >= MIN_CELLS:
+        shift, scatter, whole = between_runs(list(logs.values()))
+        moved = SAME
+        if abs(whole.value - 1) > threshold and not whole.low <= 1 <= whole.high:
+            moved = SLOWER if whole.value > 1 else FASTER
+        out.shift = Shift(whole, scatter, moved)
+    for i, log in logs.items():
+        relative = dataclasses.replace(log, value=log.value - shift)
+        q, p = relative.ratio(extra_var=scatter**2)
+        out.rows[i] = dataclasses.replace(
+            out.rows[i], raw=float(np.exp(log.value)), ratio=q, p_value=p
+        )
     tested = [i for i, r in enumerate(out.rows) if r.p_value is not None]
     if tested:
         adjusted = false_discovery_control([out.rows[i].p_value for i in tested])
@@ -175,6 +228,11 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
         for r in out.rows
     ]
     out.notes = _notes(a, b)
+    if not paired and logs and out.shift is None:
+        out.notes.append(
+            f"fewer than {MIN_CELLS} cells compared: how the whole run moved cannot be read, "
+            "and the intervals leave it out"
+        )
     return out
 
 
@@ -272,12 +330,32 @@ def _revision(prov: dict) -> str:
 def rule(c: Comparison) -> str:
     pairing = "paired by round" if c.a.run["id"] == c.b.run["id"] else "Welch's"
     tested = sum(r.p_value is not None for r in c.rows)
+    shift = (
+        " Between two runs each cell is judged against how the whole run moved (the shift "
+        "below: `÷ shift`), with its interval widened by how much more the cells scatter "
+        "than their processes explain."
+        if c.shift
+        else ""
+    )
     return (
         "B/A is the ratio of the geometric means of the cells' process medians (time per "
         f"iteration), with a Student t 95% interval ({pairing}); p is the t test's, q the "
-        f"same adjusted for the {tested} comparisons tested (Benjamini-Hochberg). A cell is "
-        f"slower or faster when the ratio is beyond ±{c.threshold:.0%} and q < {c.alpha:g}; "
-        "instruction counts are exact and take the threshold alone."
+        f"same adjusted for the {tested} comparisons tested (Benjamini-Hochberg).{shift} A "
+        f"cell is slower or faster when its ratio is beyond ±{c.threshold:.0%} and "
+        f"q < {c.alpha:g}; instruction counts are exact and take the threshold alone."
+    )
+
+
+def shift_line(c: Comparison) -> str:
+    w = c.shift
+    if w is None:
+        return ""
+    q = w.ratio
+    return (
+        f"**The whole run: B/A {q.value:.3f} [{q.low:.3f}-{q.high:.3f}], {w.verdict}** (the "
+        f"median over the cells: the machines' drift between the runs, or a change that "
+        f"touches everything); the cells scatter about it by ±{w.scatter:.1%} beyond their "
+        "processes' noise."
     )
 
 
@@ -294,6 +372,8 @@ def markdown(c: Comparison) -> str:
     ):
         out.append(f"| {name} | {get(a)} | {get(b)} |")
     out += ["", rule(c), ""]
+    if c.shift:
+        out += [shift_line(c), ""]
     out.append(
         f"**{c.count(SLOWER)} slower, {c.count(FASTER)} faster, {c.count(SAME)} no "
         f"difference** ({len(c.rows)} comparisons); {len(c.only_a)} cells only in A, "
@@ -312,7 +392,7 @@ def markdown(c: Comparison) -> str:
             out += [f"<details><summary>{title} ({len(rows)})</summary>", ""]
         else:
             out += [f"### {title} ({len(rows)})", ""]
-        out += _table(rows) + [""]
+        out += _table(rows, shifted=c.shift is not None) + [""]
         if folded:
             out += ["</details>", ""]
     for title, keys in (("Only in A", c.only_a), ("Only in B", c.only_b)):
@@ -324,11 +404,11 @@ def markdown(c: Comparison) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _table(rows: list[Row]) -> list[str]:
+def _table(rows: list[Row], shifted: bool) -> list[str]:
     instr = any(r.instructions is not None for r in rows)
-    head = ["cell", "metric", "A median", "B median", "B/A [95% CI]", "p", "q"] + (
-        ["instr B/A"] if instr else []
-    )
+    judged = "÷ shift [95% CI]" if shifted else "B/A [95% CI]"
+    head = ["cell", "metric", "A median", "B median"] + (["B/A"] if shifted else [])
+    head += [judged, "p", "q"] + (["instr B/A"] if instr else [])
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         q = r.ratio
@@ -337,6 +417,10 @@ def _table(rows: list[Row]) -> list[str]:
             r.metric,
             report.fmt_value(r.a.median, r.unit),
             report.fmt_value(r.b.median, r.unit),
+        ]
+        if shifted:
+            cells.append(f"{r.raw:.3f}")
+        cells += [
             f"{q.value:.3f} [{q.low:.3f}-{q.high:.3f}]" if q.low == q.low else f"{q.value:.3f}",
             "-" if r.p_value is None else f"{r.p_value:.2g}",
             "-" if r.q_value is None else f"{r.q_value:.2g}",
@@ -364,6 +448,14 @@ def as_json(c: Comparison) -> dict:
         "threshold": c.threshold,
         "alpha": c.alpha,
         "summary": {v: c.count(v) for v in (SLOWER, FASTER, SAME)},
+        "shift": None
+        if c.shift is None
+        else {
+            "ratio": c.shift.ratio.value,
+            "ci95": [c.shift.ratio.low, c.shift.ratio.high],
+            "scatter": c.shift.scatter,
+            "verdict": c.shift.verdict,
+        },
         "rows": [r.to_json() for r in c.rows],
         "only_a": c.only_a,
         "only_b": c.only_b,

@@ -171,34 +171,54 @@ def unpaired_ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
     return Ratio(value, *_interval(ma, mb), paired=False)
 
 
-def process_ratio(
-    a: dict[int, list[float]], b: dict[int, list[float]], paired: bool
-) -> tuple[Ratio, float | None]:
-    """A/B as the ratio of the geometric means of the two cells' process medians, with a
-    Student t interval on their logs and the t test's two-sided p: paired by round (two
-    cells of one run), or Welch's (two runs, whose processes did not run side by side).
+@dataclass(frozen=True)
+class LogRatio:
+    """log(A/B) of two cells over their processes: the difference of the means of the logs
+    of the process medians, its standard error and degrees of freedom (Student's t)."""
 
-    For judging a change (compare.py): the process is the independent unit, and with the
-    handful a cell has, t's wider quantiles are honest where a bootstrap over five
-    processes is a third too narrow. Sides without spread (exact instruction counts) have
-    the point as interval and no p; with one process a side there is no interval (NaN)."""
-    from scipy import stats as sps
+    value: float
+    se: float  # 0: no spread at all (exact counts); NaN: one process a side
+    df: float
+    paired: bool
 
+    def ratio(self, extra_var: float = 0.0) -> tuple[Ratio, float | None]:
+        """The ratio with its 95% t interval and the t test's two-sided p, the standard
+        error widened by `extra_var` (a variance the processes cannot show, compare.py)."""
+        from scipy.stats import t
+
+        v = float(np.exp(self.value))
+        se = float(np.sqrt(self.se**2 + extra_var))
+        if not np.isfinite(se):
+            return Ratio(v, float("nan"), float("nan"), self.paired), None
+        if se == 0:
+            return Ratio(v, v, v, self.paired), None
+        half = t.ppf(1 - (1 - CONFIDENCE) / 2, self.df) * se
+        p = float(2 * t.sf(abs(self.value) / se, self.df))
+        low, high = np.exp([self.value - half, self.value + half])
+        return Ratio(v, float(low), float(high), self.paired), p
+
+
+def process_log_ratio(a: dict[int, list[float]], b: dict[int, list[float]], paired: bool):
+    """A/B as the ratio of the geometric means of the two cells' process medians, for
+    judging a change (compare.py): paired by round (two cells of one run), or Welch's (two
+    runs, whose processes did not run side by side). The process is the independent unit,
+    and with the handful a cell has, t's wider quantiles are honest where a bootstrap over
+    five processes is a third too narrow."""
     if paired:
         rounds = sorted(set(a) & set(b))
-        la = np.log([np.median(a[r]) for r in rounds])
-        lb = np.log([np.median(b[r]) for r in rounds])
-    else:
-        la = np.log([np.median(g) for g in a.values() if len(g)])
-        lb = np.log([np.median(g) for g in b.values() if len(g)])
-    value = float(np.exp(la.mean() - lb.mean()))
+        d = np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
+        n = len(d)
+        se = float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        return LogRatio(float(d.mean()), se, n - 1, True)
+    la = np.log([np.median(g) for g in a.values() if len(g)])
+    lb = np.log([np.median(g) for g in b.values() if len(g)])
     if min(len(la), len(lb)) < 2:
-        return Ratio(value, float("nan"), float("nan"), paired), None
-    if np.ptp(la - lb if paired else np.concatenate([la - la.mean(), lb - lb.mean()])) == 0:
-        return Ratio(value, value, value, paired), None
-    test = sps.ttest_rel(la, lb) if paired else sps.ttest_ind(la, lb, equal_var=False)
-    low, high = test.confidence_interval(CONFIDENCE)
-    return Ratio(value, float(np.exp(low)), float(np.exp(high)), paired), float(test.pvalue)
+        return LogRatio(float(la.mean() - lb.mean()), float("nan"), 0, False)
+    va, vb = np.var(la, ddof=1) / len(la), np.var(lb, ddof=1) / len(lb)
+    se = float(np.sqrt(va + vb))
+    # Welch-Satterthwaite; any positive value where there is no spread (no test is made).
+    df = (va + vb) ** 2 / (va**2 / (len(la) - 1) + vb**2 / (len(lb) - 1)) if se else 1.0
+    return LogRatio(float(la.mean() - lb.mean()), se, float(df), False)
 
 
 # -- histograms ------------------------------------------------------------------------------
