@@ -20,7 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import compare, drivers, export, matrix, orchestrate, report, suites
+from . import compare, drivers, export, html, matrix, orchestrate, report, suites
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import Store, StoreError
@@ -378,15 +378,21 @@ def _run_with_progress(store, run_id, plan) -> str:
         return orchestrate.execute(store, run_id, plan, on_progress, on_round)
 
 
-def _emit_report(data: report.Report, db: Path) -> Path:
+def _emit_report(data: report.Report, db: Path, html_dir: Path | None = None) -> Path:
+    """Prints the report and writes it beside the database: report-N.md, and report-N/
+    with the charts and logs and the HTML site (index.html) over them, or the site and
+    its files in html_dir."""
     report.print_terminal(data, out)
     path = db.parent / f"report-{data.run['id']}.md"
-    for name, content in data.attachments.items():
-        f = db.parent / data.files_dir / name
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content)
+    site = html_dir or db.parent / data.files_dir
+    for files in {db.parent / data.files_dir, site}:
+        for name, content in data.attachments.items():
+            f = files / name
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_bytes(content)
     path.write_text(report.markdown(data))
-    console.print(f"report written to {path}", highlight=False)
+    pages = html.write(data, site)
+    console.print(f"report written to {path} and {pages[0]}", highlight=False)
     return path
 
 
@@ -405,10 +411,18 @@ def _emit_report(data: report.Report, db: Path) -> Path:
     metavar="LANG",
     help="Every language as a ratio to this one (default: cpp, when the run has several).",
 )
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the HTML site (index.html, a page per suite, the charts) into this "
+    "directory (by default it goes in report-N/ beside the Markdown).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
-def report_cmd(run_id, compare, against, as_json, db) -> None:
-    """Prints a stored run's tables and writes them as Markdown beside the database."""
+def report_cmd(run_id, compare, against, html_dir, as_json, db) -> None:
+    """Prints a stored run's tables and writes them as Markdown and HTML beside the
+    database."""
     pair = None
     if compare:
         a, sep, b = compare.partition(":")
@@ -425,7 +439,7 @@ def report_cmd(run_id, compare, against, as_json, db) -> None:
     if as_json:
         out.print_json(json.dumps(report.as_json(data)))
     else:
-        _emit_report(data, db)
+        _emit_report(data, db, html_dir)
 
 
 @main.command()

@@ -76,6 +76,7 @@ class Table:
     title: str
     headers: list[str]
     rows: list[list[str]]
+    suite: str | None = None  # a suite's own table; None: one that spans suites
 
 
 @dataclass
@@ -814,7 +815,7 @@ def build(
                 continue
             for t in suite.tables(mine, {"all": same}):
                 title = f"{t.title} [build {build}]" if build else t.title
-                tables.append(dataclasses.replace(t, title=title))
+                tables.append(dataclasses.replace(t, title=title, suite=suite.name))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
             readings.append(suite.reading)
     attachments: dict[str, bytes] = {}
@@ -826,7 +827,8 @@ def build(
     for suite in suites.SUITES.values():
         mine = [r for r in results if r.cell.suite == suite.name]
         if mine:
-            attachments.update(suite.attachments(mine, processes, {"all": results}))
+            context = {"all": results, "base": against or BASELINE}
+            attachments.update(suite.attachments(mine, processes, context))
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)

@@ -182,6 +182,9 @@ class Codec(Suite):
             return "error", f"processes wrote encodings of different sizes: {sorted(sizes)}"
         return status, error
 
+    def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
+        return charts(results)
+
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
         bandwidth = limit.bandwidth(context.get("all", results)).get(limit.LIMIT_BLOCK)
         tables = []
@@ -203,6 +206,62 @@ class Codec(Suite):
                 if len({r.cell.lang for r in mine}) > 1 or (fmt == "null" and mine):
                     tables.append(format_table(case, fmt, mine))
         return tables
+
+
+def charts(results: list[CellResult]) -> dict[str, bytes]:
+    """Per case: the throughput of every implementation in each operation (MB/s of the
+    encoding: its size over the time, whiskers from the time's 95% interval), one panel
+    per operation, and the encoding's size per library. Bars are coloured by language."""
+    from .. import charts as ch
+
+    files = {}
+    for case in sorted({r.cell.case for r in results}):
+        mine = sorted(
+            (r for r in results if r.ok and r.cell.case == case and "size" in r.metrics),
+            key=lambda r: (r.cell.lib, r.cell.lang, r.cell.params),
+        )
+        if not mine:
+            continue
+        labels = [f"{r.cell.impl} {' '.join(v for v in _variant(r) if v)}" for r in mine]
+        ops = [op for op in OPS if any(op in r.metrics for r in mine)]
+        height = 1.0 + 0.2 * len(mine)
+        fig, axes = ch.figure(3.2 * len(ops) + 3, height, ncols=len(ops))
+        for ax, op in zip(axes[0], ops, strict=True):
+            rate, low, high = [], [], []
+            for r in mine:
+                m, size = r.metrics.get(op), r.summary("size").median
+                s = m.summary if m else None
+                rate.append(size / s.median * 1e3 if s else 0)
+                low.append(rate[-1] - size / s.high * 1e3 if s else 0)
+                high.append(size / s.low * 1e3 - rate[-1] if s else 0)
+            ax.barh(
+                range(len(mine)),
+                rate,
+                xerr=[low, high],
+                color=[ch.colour(r.cell.lang) for r in mine],
+                error_kw={"elinewidth": 0.6, "capsize": 1.5},
+            )
+            ax.set_xscale("log")
+            ax.set_title(op, fontsize=9)
+            ax.set_xlabel("MB/s (log)", fontsize=8)
+            ax.set_yticks(range(len(mine)), labels if op == ops[0] else [""] * len(mine))
+            ax.tick_params(axis="y", labelsize=6)
+            ax.invert_yaxis()
+            ax.grid(True, axis="x", which="both", alpha=0.3)
+        fig.suptitle(f"codec / {case}: throughput per operation (whiskers: 95% interval)")
+        files[f"codec-{case}-throughput.svg"] = ch.svg(fig)
+        sizes: dict[str, float] = {}
+        for r in mine:
+            sizes.setdefault(r.cell.lib, r.summary("size").median)
+        fig, ((ax,),) = ch.figure(7, 0.8 + 0.22 * len(sizes))
+        libs = sorted(sizes, key=sizes.get)
+        ax.barh(range(len(libs)), [sizes[lib] for lib in libs], color="#555555")
+        ax.set_yticks(range(len(libs)), libs, fontsize=7)
+        ax.set_xlabel("bytes of the encoding")
+        ax.set_title(f"codec / {case}: size per library")
+        ax.grid(True, axis="x", alpha=0.3)
+        files[f"codec-{case}-size.svg"] = ch.svg(fig)
+    return files
 
 
 def _size(process) -> int | None:

@@ -4,7 +4,6 @@ verdict, a latency-by-percentile chart per case, and each process's interval log
 
 from __future__ import annotations
 
-import io
 import re
 from typing import TYPE_CHECKING
 
@@ -220,10 +219,7 @@ def attachments(results: list[CellResult], processes) -> dict[str, bytes]:
 def _charts(results: list[CellResult]) -> dict[str, bytes]:
     """Latency by percentile, log scale on both axes (as HdrHistogram's plotter draws
     it), one chart per case (per rate for paced), one line per cell."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .. import charts
 
     groups: dict[str, list[CellResult]] = {}
     for r in results:
@@ -232,7 +228,7 @@ def _charts(results: list[CellResult]) -> dict[str, bytes]:
             groups.setdefault(name, []).append(r)
     files = {}
     for name, rs in groups.items():
-        fig, ax = plt.subplots(figsize=(9, 5.5))
+        fig, ((ax,),) = charts.figure(9, 5.5)
         for r in rs:
             xs, ys = stats.percentile_curve(list(r.metric("latency").histograms.values()))
             label = (
@@ -250,8 +246,5 @@ def _charts(results: list[CellResult]) -> dict[str, bytes]:
         ax.set_title(f"queue / {name}: latency by percentile")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
-        out = io.StringIO()
-        fig.savefig(out, format="svg", bbox_inches="tight")
-        plt.close(fig)
-        files[f"queue-{name}.svg"] = out.getvalue().encode()
+        files[f"queue-{name}.svg"] = charts.svg(fig)
     return files

@@ -4,8 +4,6 @@ the fastest, MB/s beside the machine's memcpy bandwidth, and a bar chart of each
 
 from __future__ import annotations
 
-import io
-
 from .. import drivers, stats
 from ..readbytes_data import SIZE
 from ..report import CellResult, Table, _per_build
@@ -113,16 +111,10 @@ def tables(results: list[CellResult], all_results: list[CellResult]) -> list[Tab
     return out
 
 
-COLOURS = {"cpp": "#1f77b4", "d": "#d62728", "java": "#ff7f0e", "rust": "#8c564b", "go": "#17becf"}
-
-
 def charts(results: list[CellResult], all_results: list[CellResult]) -> dict[str, bytes]:
     """A horizontal bar per cell (ms for 10 passes, with its 95% interval), fastest on
     top, coloured by language; the dashed line is memcpy moving the same bytes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .. import charts
 
     memcpy = _memcpy(all_results)
     files = {}
@@ -130,7 +122,7 @@ def charts(results: list[CellResult], all_results: list[CellResult]) -> dict[str
         ok = sorted((r for r in rs if r.ok), key=lambda r: r.summary("time").median)
         if not ok:
             continue
-        fig, ax = plt.subplots(figsize=(9, 0.8 + 0.24 * len(ok)))
+        fig, ((ax,),) = charts.figure(9, 0.8 + 0.24 * len(ok))
         ys = range(len(ok))
         med = [_ms(r.summary("time").median) for r in ok]
         err = [
@@ -141,7 +133,7 @@ def charts(results: list[CellResult], all_results: list[CellResult]) -> dict[str
             list(ys),
             med,
             xerr=err,
-            color=[COLOURS.get(r.cell.lang, "grey") for r in ok],
+            color=[charts.colour(r.cell.lang) for r in ok],
             error_kw={"elinewidth": 0.8, "capsize": 2},
         )
         ax.set_yticks(list(ys), [f"{r.cell.impl} ({compiler(r)})" for r in ok], fontsize=7)
@@ -159,10 +151,7 @@ def charts(results: list[CellResult], all_results: list[CellResult]) -> dict[str
         ax.set_xlabel(f"ms for {PASSES} passes (log scale; whiskers: 95% interval)")
         ax.set_title(f"readbytes / {case}, cache {cache}" + (f", {build}" if build else ""))
         ax.grid(True, axis="x", which="both", alpha=0.3)
-        out = io.StringIO()
-        fig.savefig(out, format="svg", bbox_inches="tight")
-        plt.close(fig)
-        files[f"readbytes-{case}-{cache}" + (f"-{build}" if build else "") + ".svg"] = (
-            out.getvalue().encode()
+        files[f"readbytes-{case}-{cache}" + (f"-{build}" if build else "") + ".svg"] = charts.svg(
+            fig
         )
     return files

@@ -178,8 +178,64 @@ class Rpc(Suite):
                 )
         return tables
 
+    def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
+        return charts(results, context.get("base", "cpp"), self.param("mode").values)
+
 
 _COLUMNS = ("mode", "compression", "reuse", "placement")
+
+
+HATCHES = {"null": "", "capnp": "//", "protobuf": ".."}
+
+
+def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict[str, bytes]:
+    """The seed's charts, with error bars: per case and setting (compression, reuse,
+    build), grouped bars by mode, one bar per implementation, as its time over the base
+    language's cell of the same library and parameters (paired by round: the report's
+    ratios), whiskers the 95% interval. Pipe cells between two languages are not drawn:
+    they belong to neither."""
+    from .. import charts as ch
+
+    single = [r for r in results if r.ok and r.cell.server_lang in (None, r.cell.lang)]
+    bases = {(r.cell.case, r.cell.lib, r.cell.params): r for r in single if r.cell.lang == base}
+    groups: dict[tuple, dict[str, dict[str, stats.Ratio]]] = {}
+    for r in single:
+        b = bases.get((r.cell.case, r.cell.lib, r.cell.params))
+        if r.cell.driver_id == base or b is None:
+            continue
+        p = r.cell.param
+        setting = (r.cell.case, p.get("compression"), p.get("reuse"), p.get("build"))
+        q = stats.paired_ratio(r.metric("time").rounds, b.metric("time").rounds)
+        groups.setdefault(setting, {}).setdefault(r.cell.impl, {})[p["mode"]] = q
+    files = {}
+    for (case, compression, reuse, build), impls in sorted(groups.items(), key=str):
+        drawn = [m for m in modes if any(m in by_mode for by_mode in impls.values())]
+        names = sorted(impls, key=lambda i: (i.split("/")[1], i))
+        fig, ((ax,),) = ch.figure(max(6.0, 0.4 * len(drawn) * len(names)), 4.5)
+        width = 0.8 / len(names)
+        for k, impl in enumerate(names):
+            xs = [i + (k - (len(names) - 1) / 2) * width for i in range(len(drawn))]
+            qs = [impls[impl].get(m) for m in drawn]
+            ax.bar(
+                [x for x, q in zip(xs, qs, strict=True) if q],
+                [q.value for q in qs if q],
+                width,
+                yerr=[[q.value - q.low for q in qs if q], [q.high - q.value for q in qs if q]],
+                label=impl,
+                color=ch.colour(impl.split("/")[0].split("@")[0]),
+                hatch=HATCHES.get(impl.split("/")[1], "xx"),  # the libraries of a language
+                edgecolor="white",
+                error_kw={"elinewidth": 0.8, "capsize": 2},
+            )
+        ax.axhline(1, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(drawn)), drawn)
+        ax.set_ylabel(f"time / {base}'s (below 1: faster; whiskers: 95% interval)")
+        ax.set_title(f"rpc / {case}: compression {compression}, {reuse}, build {build}")
+        ax.legend(fontsize=7, ncol=3)
+        ax.grid(True, axis="y", alpha=0.3)
+        name = f"rpc-{case}-{compression}-{reuse}-{build}.svg"
+        files[name] = ch.svg(fig)
+    return files
 
 
 def _floor_key(r: CellResult) -> tuple:

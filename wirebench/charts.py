@@ -1,0 +1,38 @@
+"""What every suite's charts share: matplotlib without a display, one colour per language,
+and a figure as SVG bytes (the reports' charts; docs/methodology.md, "Reports")."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display, and the same output everywhere
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLOURS = {
+    "cpp": "#1f77b4",
+    "d": "#d62728",
+    "java": "#ff7f0e",
+    "rust": "#8c564b",
+    "go": "#17becf",
+}
+
+
+def colour(lang: str) -> str:
+    return COLOURS.get(lang, "grey")
+
+
+def figure(width: float, height: float, ncols: int = 1):
+    return plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
+
+
+def svg(fig) -> bytes:
+    """The figure as SVG, closed. Text stays text (svg.fonttype none): smaller files that
+    a browser renders with its own fonts and a reader can search."""
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "wirebench"}):
+        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return out.getvalue().encode()
