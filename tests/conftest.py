@@ -135,3 +135,58 @@ PROBE = Probe(
 def probe_suite(monkeypatch):
     monkeypatch.setitem(suites.SUITES, "probe", PROBE)
     yield PROBE
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL cluster (Debian's) on loopback for the session: initdb into a
+    temporary directory, trust authentication, a free port; the base URL, without a
+    database. As root it runs as the postgres user (PostgreSQL refuses root)."""
+    import glob
+    import shutil
+    import socket
+    import tempfile
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        if REQUIRE_DRIVERS:
+            pytest.fail("PostgreSQL is not installed: scripts/setup.sh installs it")
+        pytest.skip("PostgreSQL is not installed (scripts/setup.sh installs it)")
+    bindir = Path(found[-1]).parent
+    home = Path(tempfile.mkdtemp(prefix="wirebench-pg-"))
+    as_postgres = []
+    if os.geteuid() == 0:
+        shutil.chown(home, "postgres")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = home / "data"
+
+    def pg(*args):
+        return subprocess.run([*as_postgres, *map(str, args)], capture_output=True, text=True)
+
+    done = pg(bindir / "initdb", "-D", data, "-A", "trust", "-U", "wirebench", "--no-sync")
+    assert done.returncode == 0, done.stderr
+    options = f"-k {home} -h 127.0.0.1 -p {port} -F"
+    done = pg(bindir / "pg_ctl", "-D", data, "-w", "-l", home / "log", "-o", options, "start")
+    assert done.returncode == 0, done.stdout + done.stderr
+    yield f"postgresql://wirebench@127.0.0.1:{port}"
+    pg(bindir / "pg_ctl", "-D", data, "-m", "immediate", "stop")
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh database of the session's server for one test."""
+    import uuid
+
+    import psycopg
+
+    name = f"t{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(f"{postgres_server}/postgres", autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")
+    return f"{postgres_server}/{name}"

@@ -23,7 +23,7 @@ from rich.progress import (
 from . import compare, drivers, export, html, matrix, orchestrate, report, suites
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
-from .store import Store, StoreError
+from .store import Store, StoreError, display_name, is_url, merge
 
 DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
 # Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
@@ -39,20 +39,28 @@ def _fail(message: str, code: int = 2) -> None:
 def _db_option(f):
     return click.option(
         "--db",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=lambda: Path(os.environ.get("WIREBENCH_DB", DEFAULT_DB)),
+        metavar="PATH|URL",
+        default=lambda: os.environ.get("WIREBENCH_DB", str(DEFAULT_DB)),
         show_default="results/wirebench.db",
-        help="SQLite file holding the results.",
+        help="The results: an SQLite file, or a PostgreSQL URL (postgresql://user@host/db) "
+        "that many machines share.",
     )(f)
 
 
-def _open_store(db: Path) -> Store:
+def _open_store(db: str, must_exist: bool = False) -> Store:
+    if must_exist and not is_url(db) and not Path(db).exists():
+        _fail(f"no results database at {db}; `wirebench run` makes one")
     try:
         return Store(db)
     except StoreError as e:
         _fail(f"cannot use the results database: {e}")
-    except Exception as e:  # sqlite3.DatabaseError and OSError alike: name the file
-        _fail(f"cannot open the results database {db}: {e}")
+    except Exception as e:  # sqlite3, psycopg and OSError alike: name the store
+        _fail(f"cannot open the results database {display_name(db)}: {e}".strip())
+
+
+def report_dir(db: str) -> Path:
+    """Where reports go: beside an SQLite file; for a server, the default results folder."""
+    return DEFAULT_DB.parent if is_url(db) else Path(db).parent
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -378,14 +386,15 @@ def _run_with_progress(store, run_id, plan) -> str:
         return orchestrate.execute(store, run_id, plan, on_progress, on_round)
 
 
-def _emit_report(data: report.Report, db: Path, html_dir: Path | None = None) -> Path:
+def _emit_report(data: report.Report, db: str, html_dir: Path | None = None) -> Path:
     """Prints the report and writes it beside the database: report-N.md, and report-N/
     with the charts and logs and the HTML site (index.html) over them, or the site and
     its files in html_dir."""
     report.print_terminal(data, out)
-    path = db.parent / f"report-{data.run['id']}.md"
-    site = html_dir or db.parent / data.files_dir
-    for files in {db.parent / data.files_dir, site}:
+    where = report_dir(db)
+    path = where / f"report-{data.run['id']}.md"
+    site = html_dir or where / data.files_dir
+    for files in {where / data.files_dir, site}:
         for name, content in data.attachments.items():
             f = files / name
             f.parent.mkdir(parents=True, exist_ok=True)
@@ -429,9 +438,7 @@ def report_cmd(run_id, compare, against, html_dir, as_json, db) -> None:
         if not (sep and a and b):
             _fail(f"--compare takes A:B (like rust:cpp or capnp:protobuf), not {compare!r}")
         pair = (a, b)
-    if not db.exists():
-        _fail(f"no results database at {db}; `wirebench run` makes one")
-    store = _open_store(db)
+    store = _open_store(db, must_exist=True)
     try:
         data = orchestrate.build_report(store, run_id, compare=pair, against=against)
     except RunError as e:
@@ -442,37 +449,66 @@ def report_cmd(run_id, compare, against, html_dir, as_json, db) -> None:
         _emit_report(data, db, html_dir)
 
 
+def _machine(prov: dict) -> dict:
+    return {"host": prov.get("host"), "cpu": prov.get("cpu"), "cpus": prov.get("cpus")}
+
+
 @main.command()
+@click.option("--host", metavar="NAME", help="Only the runs of this machine.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
-def runs(as_json, db) -> None:
-    """The stored runs."""
-    if not db.exists():
-        _fail(f"no results database at {db}; `wirebench run` makes one")
-    rows = _open_store(db).runs()
+def runs(host, as_json, db) -> None:
+    """The stored runs, of every machine that wrote to the store."""
+    rows = [(r, json.loads(r["provenance"])) for r in _open_store(db, must_exist=True).runs()]
+    if host:
+        rows = [(r, prov) for r, prov in rows if prov.get("host") == host]
     if as_json:
-        keys = (
-            "id",
-            "started",
-            "finished",
-            "status",
-            "profile",
-            "command",
-            "n_cells",
-            "n_ok",
-            "n_error",
+        keys = ("id", "uid", "started", "finished", "status", "profile", "command")
+        counts = ("n_cells", "n_ok", "n_error")
+        out.print_json(
+            json.dumps([{k: r[k] for k in keys + counts} | _machine(p) for r, p in rows])
         )
-        out.print_json(json.dumps([{k: r[k] for k in keys} for r in rows]))
         return
-    for r in rows:
-        prov = json.loads(r["provenance"])
+    for r, prov in rows:
         rev = ((prov.get("git") or {}).get("revision") or "?")[:10]
+        m = _machine(prov)
         out.print(
             f"{r['id']:>4}  {r['started']}  {r['status']:<11} {r['profile']:<8} "
-            f"{r['n_ok']}/{r['n_cells']} ok, {r['n_error']} error  git {rev}  {r['command']}",
+            f"{r['n_ok']}/{r['n_cells']} ok, {r['n_error']} error  git {rev}  "
+            f"{m['host']} ({m['cpu']} x{m['cpus']})  {r['command']}",
             highlight=False,
             markup=False,
         )
+
+
+@main.command("merge")
+@click.argument("source", metavar="SOURCE")
+@_db_option
+def merge_cmd(source, db) -> None:
+    """Copies every run of SOURCE (an SQLite file, say another machine's) into the store
+    (--db): new runs under new ids, and to a run already there only the processes it
+    lacks. Merging twice copies nothing twice; SOURCE is never changed."""
+    if not is_url(source) and not Path(source).is_file():
+        _fail(f"no results database at {source}")
+    same = is_url(source) and source == db
+    if not same and not is_url(source) and not is_url(db) and Path(db).exists():
+        same = Path(source).resolve() == Path(db).resolve()
+    if same:
+        _fail(f"{display_name(source)} is the store itself: nothing to merge")
+    try:
+        src = Store(source, readonly=True)
+    except StoreError as e:
+        _fail(f"cannot merge from {display_name(source)}: {e}")
+    except Exception as e:
+        _fail(f"cannot open {display_name(source)}: {e}")
+    dest = _open_store(db)
+    for src_id, dest_id, new, cells, procs in merge(src, dest):
+        if new:
+            what = f"-> {dest_id} (new: {cells} cells, {procs} processes)"
+        else:
+            what = f"= {dest_id} (already there: {procs} new processes, {cells} cells updated)"
+        out.print(f"run {src_id} {what}", highlight=False)
+    src.close()
 
 
 # -- compare, export -----------------------------------------------------------------------------
@@ -516,7 +552,7 @@ def compare_cmd(run_ids, between, threshold, alpha, fail_on, as_json, db) -> Non
     JSON; the exit code fails a CI job on a regression."""
     if len(run_ids) > 2 or (between is None) == (len(run_ids) == 1):
         _fail("compare takes two runs (BASE RUN), or one run and --between A:B")
-    store = _open_store(db)
+    store = _open_store(db, must_exist=True)
     try:
         if between:
             a, sep, b = between.partition(":")
@@ -551,7 +587,7 @@ def compare_cmd(run_ids, between, threshold, alpha, fail_on, as_json, db) -> Non
 def export_cmd(run_id, fmt, output, db) -> None:
     """A stored run (default: the latest) as JSON, CSV or BMF (the Bencher Metric Format),
     with every metric, its 95% interval and its unit."""
-    store = _open_store(db)
+    store = _open_store(db, must_exist=True)
     row = store.run(run_id)
     if row is None:
         _fail(f"no run {run_id} in the results database; `wirebench runs` lists them")

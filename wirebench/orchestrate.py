@@ -193,7 +193,7 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
     """The stored plan of a run to finish, and a warning if the tree has moved since."""
     row = store.run(run_id)
     if row is None:
-        raise RunError(f"no run {run_id} in {store.path}; `wirebench runs` lists them")
+        raise RunError(f"no run {run_id} in {store.name}; `wirebench runs` lists them")
     then = (json.loads(row["provenance"]).get("git") or {}).get("revision")
     now = env.git_state()["revision"]
     warning = None
@@ -231,9 +231,9 @@ def build_report(store, run_id: int | None, compare=None, against=None) -> repor
     row = store.run(run_id)
     if row is None:
         raise RunError(
-            f"no run {run_id} in {store.path}; `wirebench runs` lists them"
+            f"no run {run_id} in {store.name}; `wirebench runs` lists them"
             if run_id
-            else f"no runs in {store.path} yet"
+            else f"no runs in {store.name} yet"
         )
     try:
         return report.build(store, row["id"], compare=compare, against=against)

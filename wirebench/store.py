@@ -1,13 +1,20 @@
-"""Results in SQLite: runs with their provenance and plan, cells, processes, and the named
-metrics of every process.
+"""Results in a database: runs with their provenance and plan, cells, processes, and the
+named metrics of every process. SQLite (a file, the default) or PostgreSQL (a
+`postgresql://` URL, for many machines writing to one store).
 
 A process row and its metrics are written and committed together the moment a driver
 process finishes, and a cell row is completed (with the status its suite judged) the
 moment its last process does, so a run killed at any point (Ctrl-C, kill -9) loses
 nothing that finished, and `--resume` runs only what is missing.
 
-The schema has a version (`PRAGMA user_version`); opening an older database migrates it
-in one transaction, and a newer one is refused by name.
+Every run has a uid, so that `merge` can copy runs between stores (another machine's
+file into a shared one) without duplicating any: a run the destination has gains only
+the processes it lacks.
+
+The schema has a version (SQLite: `PRAGMA user_version`; PostgreSQL: the table
+`wirebench_schema`); opening an older SQLite database migrates it in one transaction,
+and a newer one is refused by name. The two backends differ only in `_Sqlite` and
+`_Postgres` below: placeholders, column types, how the version is kept.
 """
 
 from __future__ import annotations
@@ -15,12 +22,16 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import re
+import shutil
 import sqlite3
+import tempfile
+import uuid
 from pathlib import Path
 
 from .cells import Plan
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE runs (
@@ -31,8 +42,10 @@ CREATE TABLE runs (
     profile TEXT NOT NULL,
     command TEXT NOT NULL,             -- the full command line
     plan TEXT NOT NULL,                -- JSON: cells.Plan
+    uid TEXT NOT NULL,                 -- the run in every store it is copied to
     provenance TEXT NOT NULL           -- JSON: git, host, CPU, kernel, governor, drivers
 );
+CREATE UNIQUE INDEX runs_uid ON runs (uid);
 CREATE TABLE cells (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     key TEXT NOT NULL,
@@ -118,7 +131,19 @@ def _migrate_2_to_3(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
-MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}  # from version N to N + 1
+def _migrate_3_to_4(db: sqlite3.Connection) -> None:
+    """Version 4 gives every run a uid, so that stores can be merged. An older run's uid is
+    made from what it is (start, command, plan, provenance), so that two copies of one
+    file, migrated apart, still name its runs alike."""
+    db.execute("ALTER TABLE runs ADD COLUMN uid TEXT")
+    rows = db.execute("SELECT id, started, command, plan, provenance FROM runs").fetchall()
+    for run_id, *what in rows:
+        uid = uuid.uuid5(uuid.NAMESPACE_URL, "wirebench-run:" + "\0".join(what))
+        db.execute("UPDATE runs SET uid = ? WHERE id = ?", (str(uid), run_id))
+    db.execute("CREATE UNIQUE INDEX runs_uid ON runs (uid)")
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}  # N to N + 1
 
 
 def _now() -> str:
@@ -129,18 +154,126 @@ class StoreError(RuntimeError):
     """The database cannot be used by this version of wirebench."""
 
 
-class Store:
+def is_url(target) -> bool:
+    return re.match(r"postgres(ql)?://", str(target)) is not None
+
+
+def display_name(target) -> str:
+    """A store's name for messages: its path, or its URL without the password."""
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", str(target))
+
+
+class _Sqlite:
+    """SQLite: the embedded default. WAL, so that readers never wait for the writer."""
+
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.con = sqlite3.connect(path, isolation_level=None)
+        self.con.row_factory = sqlite3.Row
+        self.con.execute("PRAGMA journal_mode=WAL")
+
+    def execute(self, sql: str, params=()):
+        return self.con.execute(sql, params)
+
+    def executemany(self, sql: str, rows):
+        return self.con.executemany(sql, rows)
+
+    begin = "BEGIN IMMEDIATE"  # take the write lock now, not at the first write
+
+    def version(self) -> int:
+        return self.execute("PRAGMA user_version").fetchone()[0]
+
+    def set_version(self, version: int) -> None:
+        self.execute(f"PRAGMA user_version = {version}")
+
+    def is_empty(self) -> bool:
+        tables = {r[0] for r in self.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return "runs" not in tables
+
+    def schema(self) -> list[str]:
+        return _statements(SCHEMA)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class _Postgres:
+    """PostgreSQL: one store for many machines. Autocommit with explicit transactions, as
+    SQLite is used; `?` placeholders become psycopg's `%s`; integers are 64-bit (times in
+    ns) and reals double."""
+
+    def __init__(self, url: str):
+        import psycopg
+        from psycopg.rows import dict_row
+
+        self.con = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
+
+    def execute(self, sql: str, params=()):
+        return self.con.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows):
+        with self.con.cursor() as cur:
+            cur.executemany(sql.replace("?", "%s"), rows)
+
+    begin = "BEGIN ISOLATION LEVEL SERIALIZABLE"
+
+    def version(self) -> int:
+        found = self.execute("SELECT to_regclass('wirebench_schema') AS t").fetchone()["t"]
+        if found is None:
+            return 0
+        return self.execute("SELECT version FROM wirebench_schema").fetchone()["version"]
+
+    def set_version(self, version: int) -> None:
+        self.execute("CREATE TABLE IF NOT EXISTS wirebench_schema (version INTEGER NOT NULL)")
+        self.execute("DELETE FROM wirebench_schema")
+        self.execute("INSERT INTO wirebench_schema VALUES (?)", (version,))
+
+    def is_empty(self) -> bool:
+        return self.execute("SELECT to_regclass('runs') AS t").fetchone()["t"] is None
+
+    def schema(self) -> list[str]:
+        identity = "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
+        text = SCHEMA.replace("INTEGER PRIMARY KEY AUTOINCREMENT", identity)
+        text = re.sub(r"\bINTEGER\b", "BIGINT", text)
+        text = re.sub(r"\bREAL\b", "DOUBLE PRECISION", text)
+        return _statements(text)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class Store:
+    def __init__(self, target: Path | str, readonly: bool = False):
+        """A store at a file path or a `postgresql://` URL. `readonly` (a merge's source):
+        SQLite opens the file read-only, and an older schema is migrated in a temporary
+        copy, never in the user's file."""
+        self.name = display_name(target)
+        self.path = None if is_url(target) else Path(target)
+        self._copy = None
+        if self.path is not None and readonly:
+            if not self.path.is_file():
+                raise StoreError(f"{self.path} does not exist")
+            self._copy = tempfile.TemporaryDirectory(prefix="wirebench-merge-")
+            copy = Path(self._copy.name) / self.path.name
+            shutil.copyfile(self.path, copy)
+            for suffix in ("-wal", "-shm"):  # what a live writer has not checkpointed
+                if Path(f"{self.path}{suffix}").exists():
+                    shutil.copyfile(f"{self.path}{suffix}", f"{copy}{suffix}")
+            target = copy
+        self.db = _Postgres(str(target)) if self.path is None else _Sqlite(Path(target))
+        if readonly and self._is_foreign():
+            raise StoreError(f"{self.name} is not a wirebench database (it has no runs)")
         self._upgrade()
+
+    def _is_foreign(self) -> bool:
+        try:
+            return self.db.version() == 0 and self.db.is_empty()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.name} is not a wirebench database: {e}") from e
 
     @contextlib.contextmanager
     def _transaction(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(self.db.begin)
         try:
             yield
         except BaseException:
@@ -149,41 +282,51 @@ class Store:
         self.db.execute("COMMIT")
 
     def _upgrade(self) -> None:
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            version = self.db.version()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.name} is not a wirebench database: {e}") from e
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"{self.path} has schema version {version}, written by a newer wirebench; "
+                f"{self.name} has schema version {version}, written by a newer wirebench; "
                 f"this one reads versions up to {SCHEMA_VERSION}"
             )
         if version == SCHEMA_VERSION:
             return
         with self._transaction():
-            tables = {
-                r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            if version == 0 and "runs" not in tables:
-                for statement in _statements(SCHEMA):
+            if version == 0 and self.db.is_empty():
+                for statement in self.db.schema():
                     self.db.execute(statement)
+            elif isinstance(self.db, _Postgres):
+                raise StoreError(f"{self.name} has tables but no wirebench schema version")
             else:
                 # Version 0 with tables is the first schema, which had no version number.
                 version = max(version, 1)
                 while version < SCHEMA_VERSION:
-                    MIGRATIONS[version](self.db)
+                    MIGRATIONS[version](self.db.con)
                     version += 1
-            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.set_version(SCHEMA_VERSION)
 
     def close(self) -> None:
         self.db.close()
+        if self._copy is not None:
+            self._copy.cleanup()
 
     # -- runs -----------------------------------------------------------------------
     def create_run(self, profile: str, command: str, plan: Plan, provenance: dict) -> int:
         with self._transaction():
-            cur = self.db.execute(
-                "INSERT INTO runs (started, status, profile, command, plan, provenance) "
-                "VALUES (?, 'running', ?, ?, ?, ?)",
-                (_now(), profile, command, json.dumps(plan.to_json()), json.dumps(provenance)),
-            )
-            run_id = cur.lastrowid
+            run_id = self.db.execute(
+                "INSERT INTO runs (started, status, profile, command, plan, provenance, uid) "
+                "VALUES (?, 'running', ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    _now(),
+                    profile,
+                    command,
+                    json.dumps(plan.to_json()),
+                    json.dumps(provenance),
+                    str(uuid.uuid4()),
+                ),
+            ).fetchone()["id"]
             for e in plan.entries:
                 cell = e.cell
                 self.db.execute(
@@ -251,8 +394,12 @@ class Store:
     def add_process(self, run_id: int, key: str, rep: int, outcome) -> None:
         """Stores one finished process (a runner.Outcome) and its metrics, at once."""
         with self._transaction():
+            # A process run again (resume of a stored failure) replaces the stored one.
             self.db.execute(
-                "INSERT OR REPLACE INTO processes (run_id, key, rep, status, error, wall_ns, "
+                "DELETE FROM processes WHERE run_id = ? AND key = ? AND rep = ?", (run_id, key, rep)
+            )
+            self.db.execute(
+                "INSERT INTO processes (run_id, key, rep, status, error, wall_ns, "
                 "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -301,7 +448,7 @@ class Store:
             "AND wall_ns > 0 GROUP BY key",
             (run_id,),
         )
-        return {r["key"]: r["s"] for r in rows}
+        return {r["key"]: float(r["s"]) for r in rows}  # PostgreSQL: a Decimal
 
     def metrics(self, run_id: int) -> list[sqlite3.Row]:
         """The metrics of every process that passed its checks, in round order."""
@@ -335,6 +482,118 @@ class Store:
 
     def cells(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM cells WHERE run_id = ?", (run_id,)).fetchall()
+
+
+# -- merging stores ----------------------------------------------------------------------
+
+CELL_RESULT = ("status", "error", "cpu_ns", "max_rss_kb", "finished", "steal", "other_load")
+PROCESS_COLUMNS = (
+    "key, rep, status, error, wall_ns, user_ns, sys_ns, max_rss_kb, result, command, "
+    "finished, steal_ns, other_load"
+)
+
+
+def merge(source: Store, dest: Store) -> list[tuple[int, int, bool, int, int]]:
+    """Copies every run of source into dest, each in one transaction: a run dest lacks
+    (by uid) under a new id with all its cells, processes and metrics; a run dest has
+    gains the processes (with their metrics) it lacks, and its cells and the run itself
+    take the source's state where the source has more (a run resumed after it was
+    copied). Nothing is copied twice. Returns (source id, dest id, new, cells, processes
+    copied) per run."""
+    done = []
+    for run in source.db.execute("SELECT * FROM runs ORDER BY id").fetchall():
+        src = run["id"]
+        with dest._transaction():
+            mine = dest.db.execute("SELECT id FROM runs WHERE uid = ?", (run["uid"],)).fetchone()
+            new = mine is None
+            if new:
+                cols = ("started", "finished", "status", "profile", "command", "plan")
+                run_id = dest.db.execute(
+                    f"INSERT INTO runs ({', '.join(cols)}, provenance, uid) VALUES "
+                    f"({', '.join('?' * (len(cols) + 2))}) RETURNING id",
+                    (*(run[c] for c in cols), run["provenance"], run["uid"]),
+                ).fetchone()["id"]
+            else:
+                run_id = mine["id"]
+            have = dest.done_processes(run_id)
+            procs = [
+                p
+                for p in source.db.execute(
+                    f"SELECT {PROCESS_COLUMNS} FROM processes WHERE run_id = ?", (src,)
+                ).fetchall()
+                if (p["key"], p["rep"]) not in have
+            ]
+            dest.db.executemany(
+                f"INSERT INTO processes (run_id, {PROCESS_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+                [(run_id, *(p[c.strip()] for c in PROCESS_COLUMNS.split(","))) for p in procs],
+            )
+            copied = {(p["key"], p["rep"]) for p in procs}
+            metrics = source.db.execute("SELECT * FROM metrics WHERE run_id = ?", (src,))
+            dest.db.executemany(
+                "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        m["key"],
+                        m["rep"],
+                        m["name"],
+                        m["unit"],
+                        m["kind"],
+                        m["iters"],
+                        m["data"],
+                    )
+                    for m in metrics.fetchall()
+                    if (m["key"], m["rep"]) in copied
+                ],
+            )
+            cells = _merge_cells(source, dest, src, run_id, new, have)
+            if not new and run["status"] == "complete":
+                dest.db.execute(
+                    "UPDATE runs SET status = ?, finished = ?, plan = ? WHERE id = ?",
+                    (run["status"], run["finished"], run["plan"], run_id),
+                )
+        done.append((src, run_id, new, cells, len(procs)))
+    return done
+
+
+def _merge_cells(source: Store, dest: Store, src: int, run_id: int, new: bool, had: set) -> int:
+    """A new run's cells, or an existing run's cells brought up to the source's state:
+    a cell the source finished and dest has not, or with more processes in the source
+    than dest had (`had`: its processes before the copy)."""
+    rows = source.db.execute("SELECT * FROM cells WHERE run_id = ?", (src,)).fetchall()
+    if new:
+        cols = [c for c in rows[0].keys() if c != "run_id"] if rows else []  # noqa: SIM118 (a Row iterates values)
+        quoted = ", ".join(f'"{c}"' for c in cols)
+        dest.db.executemany(
+            f"INSERT INTO cells (run_id, {quoted}) VALUES ({', '.join('?' * (len(cols) + 1))})",
+            [(run_id, *(r[c] for c in cols)) for r in rows],
+        )
+        return len(rows)
+    counts: dict[str, int] = {}
+    for key, _ in had:
+        counts[key] = counts.get(key, 0) + 1
+    theirs = {
+        r["key"]: r["n"]
+        for r in source.db.execute(
+            "SELECT key, COUNT(*) AS n FROM processes WHERE run_id = ? GROUP BY key", (src,)
+        ).fetchall()
+    }
+    current = {
+        r["key"]: r for r in dest.db.execute("SELECT * FROM cells WHERE run_id = ?", (run_id,))
+    }
+    changed = 0
+    for r in rows:
+        ours = current.get(r["key"])
+        behind = ours is None or ours["status"] == "pending" and r["status"] != "pending"
+        if behind or theirs.get(r["key"], 0) > counts.get(r["key"], 0):
+            dest.db.execute(
+                "UPDATE cells SET reps = ?, "
+                + ", ".join(f"{c} = ?" for c in CELL_RESULT)
+                + " WHERE run_id = ? AND key = ?",
+                (r["reps"], *(r[c] for c in CELL_RESULT), run_id, r["key"]),
+            )
+            changed += 1
+    return changed
 
 
 def _statements(script: str) -> list[str]:
