@@ -3,7 +3,8 @@
 `build` loads a run into a `Report`: every cell with its metrics (per-iteration samples
 by round, scalars, histograms) and their summaries, and the tables, each suite
 contributing its own section (`Suite.tables`) after the comparisons that span suites.
-The renderers (terminal, Markdown, JSON; HTML later) only lay a Report out.
+The renderers (terminal, Markdown and JSON here, the HTML site in html.py) only lay a
+Report out.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ Ratios between two cells of one run are paired by round (`paired_ratio`): the ru
 interleaves cells, so the n-th process of every cell ran in the same round, close in time,
 and a drift of the machine between rounds (on a shared VM, 10-25% over minutes) touches
 both sides of the ratio alike. Cells of different runs have no common rounds: their ratio
-is unpaired (`unpaired_ratio`), and the caller says which it has.
+is unpaired (`unpaired_ratio`), and the caller says which it has. Judging a change
+(compare.py) takes the process as the unit instead: `process_log_ratio`, Student's t on
+the logs of the process medians.
 
 Histograms (latencies per operation) are merged across processes, never averaged, and
 each percentile gets an interval by resampling processes.

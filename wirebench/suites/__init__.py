@@ -197,7 +197,8 @@ class Suite:
     def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
         """Files written beside the report, by name: charts, logs. `processes(key)` gives
         a cell's stored process rows (their driver results); `context["all"]` is every
-        cell of the run (the limit suite's among them)."""
+        cell of the run (the limit suite's among them), `context["base"]` the language
+        the report reads the others against."""
         return {}
 
     @property
