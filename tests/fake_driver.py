@@ -38,6 +38,9 @@ BEHAVIOURS = (
     "silent",
     "wrongcell",
     "twolines",
+    "flood",  # prints without end
+    "hog",  # allocates 4 GiB
+    "serverdies",  # its server dies at the third request
 )
 
 
@@ -88,6 +91,8 @@ def serve(opts):
     with os.fdopen(int(opts["in-fd"]), "rb") as rd, os.fdopen(int(opts["out-fd"]), "wb") as wr:
         for line in rd:
             requests += 1
+            if opts["lib"] == "serverdies" and requests == 3:
+                sys.exit("fake server: request 3 is corrupt: length 4294967295 over the limit")
             wr.write(line)
             wr.flush()
     print(json.dumps({**IDENTITY, "role": "server", "requests": requests, "verified": True}))
@@ -312,6 +317,15 @@ def main():
         return
     if lib == "silent":
         return
+    if lib == "flood":
+        while True:
+            sys.stdout.write("flood " * 10000)
+    if lib == "hog":
+        try:
+            hoard = bytearray(4 << 30)
+        except MemoryError:
+            sys.exit("fake: out of memory")
+        print(len(hoard))
     if opts["suite"] == "limit":
         check, size = 16 << 10, iters * (16 << 10)
     else:
@@ -322,7 +336,10 @@ def main():
             for i in range(warmup + iters * samples):
                 wr.write(b"%d\n" % i)
                 wr.flush()
-                if rd.readline() != b"%d\n" % i:
+                echo = rd.readline()
+                if not echo:
+                    sys.exit(f"fake client: the server closed the pipe at request {i}")
+                if echo != b"%d\n" % i:
                     sys.exit("fake client: wrong echo")
     time.sleep(float(os.environ.get("FAKE_SLEEP", "0")) * samples)
     # FAKE_NOISE: each process's times off by up to that fraction, as processes are.

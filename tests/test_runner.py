@@ -107,6 +107,33 @@ def test_hanging_client_of_a_pipe_kills_both_processes():
     assert all(_gone(pid) for pid in outcome.pids)
 
 
+def test_a_driver_printing_without_end_is_killed_at_the_output_limit(monkeypatch):
+    monkeypatch.setattr(processes, "OUTPUT_LIMIT", 1 << 20)
+    outcome = runner.execute(task("flood", timeout=60), IDENTITY)
+    assert outcome.error == "the driver stdout passed the output limit of 1 MiB (killed)"
+    assert all(_gone(pid) for pid in outcome.pids)
+
+
+def test_a_driver_over_its_memory_limit_fails_naming_the_limit():
+    t = task("hog")
+    t.memory_limit = 1 << 30
+    outcome = runner.execute(t, IDENTITY)
+    assert outcome.error == (
+        "driver exited with status 1: fake: out of memory "
+        "(out of memory under the address-space limit of 1 GiB)"
+    )
+
+
+def test_a_server_that_dies_is_named_and_both_processes_are_reaped():
+    outcome = runner.execute(task("serverdies", mode="pipe"), IDENTITY)
+    assert outcome.error == (
+        "client exited with status 1: fake client: the server closed the pipe at request 2; "
+        "server exited with status 1: fake server: request 3 is corrupt: "
+        "length 4294967295 over the limit"
+    )
+    assert len(outcome.pids) == 2 and all(_gone(pid) for pid in outcome.pids)
+
+
 def good_result(t):
     return {
         "protocol": 2,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import suites
 from .drivers import DEFAULT_BUILD
+from .processes import DEFAULT_MEMORY_LIMIT
 
 
 @dataclass(frozen=True, order=True)
@@ -180,11 +181,14 @@ class Plan:
     # wider than ±until (a fraction), within budget seconds of running.
     until: float | None = None
     budget: float | None = None
+    # Bytes of address space each process may map (RLIMIT_AS); None: no limit.
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT
 
     def to_json(self) -> dict:
         return {
             "profile": self.profile,
             "timeout": self.timeout,
+            "memory_limit": self.memory_limit,
             "order": self.order,
             "until": self.until,
             "budget": self.budget,
@@ -201,6 +205,7 @@ class Plan:
             d.get("order", "interleaved"),
             d.get("until"),
             d.get("budget"),
+            d.get("memory_limit", DEFAULT_MEMORY_LIMIT),
         )
 
     @property
@@ -237,6 +242,7 @@ class Plan:
                 samples=e.samples,
                 warmup=e.warmup,
                 timeout=self.timeout,
+                memory_limit=self.memory_limit,
                 client=executables[c.driver_id, c.build],
                 server=executables[c.server_lang, c.build] if c.is_pipe else None,
                 measure=measure,
@@ -270,3 +276,4 @@ class Task:
     client: Path  # the driver executable of the cell's language
     server: Path | None = None  # pipe cells: the server's driver executable
     measure: str = "time"  # or "instructions": counted under valgrind (instructions.py)
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT  # RLIMIT_AS of each process

@@ -23,7 +23,15 @@ from rich.progress import (
 from . import compare, drivers, export, html, matrix, orchestrate, report, suites
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
-from .store import Store, StoreError, display_name, is_url, merge
+from .store import (
+    Store,
+    StoreError,
+    display_name,
+    is_database_error,
+    is_url,
+    merge,
+    writable,
+)
 
 DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
 # Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
@@ -34,6 +42,29 @@ out = Console(width=None if sys.stdout.isatty() else 220)
 def _fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {message}", highlight=False)
     sys.exit(code)
+
+
+class MemorySize(click.ParamType):
+    """A size in bytes: 8GiB, 512MiB, 1073741824; `none` (0) for no limit."""
+
+    name = "size"
+    UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20}
+    UNITS |= {"g": 1 << 30, "gib": 1 << 30}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = value.strip().lower()
+        if text == "none":
+            return 0
+        number, unit = text.rstrip("kmgib"), text[len(text.rstrip("kmgib")) :]
+        try:
+            size = int(float(number) * self.UNITS[unit])
+        except (ValueError, KeyError):
+            self.fail(f"{value!r} is not a size (8GiB, 512MiB or none)", param, ctx)
+        if size < 16 << 20:
+            self.fail(f"{value!r} is too small for a driver to start (16MiB at least)", param, ctx)
+        return size
 
 
 def _db_option(f):
@@ -47,11 +78,19 @@ def _db_option(f):
     )(f)
 
 
-def _open_store(db: str, must_exist: bool = False) -> Store:
+def _open_store(db: str, must_exist: bool = False, write: bool = False) -> Store:
+    """The store; `write`: for a command that stores results (run, merge). A read-only
+    file is refused for those, by name, and read through a copy by the others."""
     if must_exist and not is_url(db) and not Path(db).exists():
         _fail(f"no results database at {db}; `wirebench run` makes one")
+    if write and not writable(db):
+        _fail(
+            f"the results database {db} is read-only here: this command stores results in "
+            "it. Make it (and its folder) writable, or give --db another file; report, "
+            "runs, compare and export read a read-only store."
+        )
     try:
-        return Store(db)
+        return Store(db, readonly=not writable(db))
     except StoreError as e:
         _fail(f"cannot use the results database: {e}")
     except Exception as e:  # sqlite3, psycopg and OSError alike: name the store
@@ -175,6 +214,12 @@ def _filter_options(f):
 )
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds one process may take.")
 @click.option(
+    "--memory-limit",
+    type=MemorySize(),
+    metavar="SIZE",
+    help="Address space each process may map: 8GiB (the default), 512MiB, or none.",
+)
+@click.option(
     "--pair",
     metavar="LIST",
     help="Pipe cells between languages, CLIENT:SERVER (rust:cpp,cpp:rust); only those run.",
@@ -232,6 +277,7 @@ def run(
     samples,
     iters,
     timeout,
+    memory_limit,
     pair,
     no_pairs,
     no_limits,
@@ -254,6 +300,7 @@ def run(
             or samples
             or iters
             or timeout
+            or memory_limit is not None
             or measure != "time"
             or twins
             or headline
@@ -262,7 +309,7 @@ def run(
         )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
-        store = _open_store(db)
+        store = _open_store(db, write=True)
         try:
             plan, warning = orchestrate.resume(store, resume)
         except RunError as e:
@@ -279,6 +326,7 @@ def run(
             samples=samples,
             iters=iters,
             timeout=timeout,
+            memory_limit=memory_limit,
             pairs=pair,
             no_pairs=no_pairs,
             no_limits=no_limits,
@@ -294,11 +342,24 @@ def run(
             plan = orchestrate.plan(req, names)
         except RunError as e:
             _fail(str(e))
-        store = _open_store(db)
+        store = _open_store(db, write=True)
         command = shlex.join(["wirebench", *sys.argv[1:]])
-        run_id = orchestrate.start(store, req, plan, command)
-    status = _run_with_progress(store, run_id, plan)
-    data = orchestrate.build_report(store, run_id)
+        run_id = None
+    try:
+        if run_id is None:
+            run_id = orchestrate.start(store, req, plan, command)
+        status = _run_with_progress(store, run_id, plan)
+        data = orchestrate.build_report(store, run_id)
+    except Exception as e:
+        if not is_database_error(e):
+            raise
+        resume_hint = f"`wirebench run --resume {run_id}` finishes it" if run_id else "rerun it"
+        _fail(
+            f"the results database {display_name(db)} failed: {str(e).strip()}. Every "
+            f"process stored before is kept; the run stopped here. Once the store can be "
+            f"written again (free disk space?), {resume_hint}.",
+            code=1,
+        )
     if status == "interrupted":
         console.print(
             f"interrupted: finished cells are stored; `wirebench run --resume {run_id}` "
@@ -386,21 +447,31 @@ def _run_with_progress(store, run_id, plan) -> str:
         return orchestrate.execute(store, run_id, plan, on_progress, on_round)
 
 
-def _emit_report(data: report.Report, db: str, html_dir: Path | None = None) -> Path:
+def _emit_report(data: report.Report, db: str, html_dir: Path | None = None) -> Path | None:
     """Prints the report and writes it beside the database: report-N.md, and report-N/
     with the charts and logs and the HTML site (index.html) over them, or the site and
-    its files in html_dir."""
+    its files in html_dir. A folder that cannot be written (a read-only store's) costs
+    the files, with a warning, not the printed report."""
     report.print_terminal(data, out)
     where = report_dir(db)
     path = where / f"report-{data.run['id']}.md"
     site = html_dir or where / data.files_dir
-    for files in {where / data.files_dir, site}:
-        for name, content in data.attachments.items():
-            f = files / name
-            f.parent.mkdir(parents=True, exist_ok=True)
-            f.write_bytes(content)
-    path.write_text(report.markdown(data))
-    pages = html.write(data, site)
+    try:
+        for files in dict.fromkeys([site, where / data.files_dir]):  # --html DIR first
+            for name, content in data.attachments.items():
+                f = files / name
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(content)
+            if files == site:
+                pages = html.write(data, site)
+        path.write_text(report.markdown(data))
+    except OSError as e:
+        console.print(
+            f"warning: the report's files were not written ({e}); "
+            "`wirebench report --html DIR` writes them elsewhere",
+            highlight=False,
+        )
+        return None
     console.print(f"report written to {path} and {pages[0]}", highlight=False)
     return path
 
@@ -501,7 +572,7 @@ def merge_cmd(source, db) -> None:
         _fail(f"cannot merge from {display_name(source)}: {e}")
     except Exception as e:
         _fail(f"cannot open {display_name(source)}: {e}")
-    dest = _open_store(db)
+    dest = _open_store(db, write=True)
     for src_id, dest_id, new, cells, procs in merge(src, dest):
         if new:
             what = f"-> {dest_id} (new: {cells} cells, {procs} processes)"

@@ -31,7 +31,6 @@ import json
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import false_discovery_control
 
 from . import report, stats, suites
 from .cells import sort_key
@@ -220,6 +219,8 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
         )
     tested = [i for i, r in enumerate(out.rows) if r.p_value is not None]
     if tested:
+        from scipy.stats import false_discovery_control  # seconds to import: only here
+
         adjusted = false_discovery_control([out.rows[i].p_value for i in tested])
         for i, qv in zip(tested, adjusted, strict=True):
             out.rows[i] = dataclasses.replace(out.rows[i], q_value=float(qv))

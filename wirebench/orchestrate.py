@@ -28,6 +28,7 @@ class Request:
     samples: int | None = None
     iters: int | None = None
     timeout: float | None = None
+    memory_limit: int | None = None  # bytes (RLIMIT_AS); 0: none; None: the default
     pairs: str | None = None  # --pair CLIENT:SERVER,...
     no_pairs: bool = False
     no_limits: bool = False
@@ -111,7 +112,8 @@ def plan(req: Request, names: list[str]) -> Plan:
     the_plan = make_plan(
         cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
     )
-    return replace(the_plan, until=req.until, budget=req.budget)
+    limit = the_plan.memory_limit if req.memory_limit is None else req.memory_limit or None
+    return replace(the_plan, until=req.until, budget=req.budget, memory_limit=limit)
 
 
 def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:

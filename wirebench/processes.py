@@ -1,14 +1,21 @@
-"""Driver processes: placing them on CPUs, starting them, waiting with a time limit.
+"""Driver processes: placing them on CPUs, starting them, waiting within their limits.
 
 Each driver process is a fresh child in its own session, pinned to CPUs by placement,
 with stdout and stderr in files (so the harness reads nothing while the driver runs) and
 its CPU time and peak RSS taken from wait4. Nothing here judges what a driver printed.
+
+Every process has three limits, so that a driver gone wrong (a decoder looping on a
+corrupt length, a runaway allocation, a print in a loop) costs a cell, never the machine
+or the run: a wall-time limit (the plan's timeout), an address-space limit (RLIMIT_AS,
+the plan's memory limit), and OUTPUT_LIMIT bytes on each of stdout and stderr. A process
+over a limit is killed with its whole session, and `Finished` says which limit it hit.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import tempfile
@@ -17,6 +24,14 @@ import time
 from dataclasses import dataclass, field
 
 DEFAULT_PLACEMENT = "one-core"
+# A result is one JSON line of at most a few MiB (the standard profile's samples, a queue
+# run's histograms); 64 MiB on a stream is a driver printing in a loop.
+OUTPUT_LIMIT = 64 << 20
+# Each process's address space by default: room for the JVM's reservations (a 512 MiB
+# heap, class space, code cache, thread stacks) and the largest cells' buffers, far below
+# the machine's memory. RLIMIT_AS counts reserved, not touched, memory.
+DEFAULT_MEMORY_LIMIT = 8 << 30
+POLL_S = 0.05  # how often the watcher looks at the clock and the output files
 
 
 def cpus_for(params: dict[str, str]) -> tuple[set[int] | None, set[int] | None]:
@@ -35,7 +50,9 @@ def cpus_for(params: dict[str, str]) -> tuple[set[int] | None, set[int] | None]:
 class Child:
     """One started driver process."""
 
-    def __init__(self, argv: list[str], cpus: set[int] | None, pass_fds=()):
+    def __init__(
+        self, argv: list[str], cpus: set[int] | None, pass_fds=(), memory_limit: int | None = None
+    ):
         self.argv = argv
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
@@ -43,6 +60,8 @@ class Child:
         def pin():
             if cpus:
                 os.sched_setaffinity(0, cpus)
+            if memory_limit:
+                resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
 
         self.proc = subprocess.Popen(
             argv,
@@ -66,9 +85,19 @@ class Child:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
     def output(self) -> tuple[str, str]:
-        self.out.seek(0)
-        self.err.seek(0)
-        return (self.out.read().decode(errors="replace"), self.err.read().decode(errors="replace"))
+        """stdout and stderr, each cut at OUTPUT_LIMIT (the watcher killed a longer one)."""
+        texts = []
+        for f in (self.out, self.err):
+            f.seek(0)
+            texts.append(f.read(OUTPUT_LIMIT).decode(errors="replace"))
+        return texts[0], texts[1]
+
+    def overflowing(self) -> str | None:
+        """Which stream holds more than OUTPUT_LIMIT bytes, if one does."""
+        for name, f in (("stdout", self.out), ("stderr", self.err)):
+            if os.fstat(f.fileno()).st_size > OUTPUT_LIMIT:
+                return name
+        return None
 
     def failure(self, name: str) -> str | None:
         """Why the child failed, from its exit status and stderr; None if it exited 0."""
@@ -130,6 +159,7 @@ class Finished:
     wall_ns: int
     pids: list[int] = field(default_factory=list)
     noise: Noise | None = None
+    overflow: str | None = None  # "client stdout": printed more than OUTPUT_LIMIT, killed
 
     @property
     def client(self) -> Child:
@@ -161,18 +191,35 @@ def run(
     params: dict[str, str],
     timeout: float,
     server_argv: list[str] | None = None,
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
 ) -> Finished:
     """Runs a local process, or a server and a client joined by two pipes (the client's
     and the server's argv get `--in-fd R --out-fd W` appended), and waits for them;
-    both are killed at the timeout. Raises OSError if a process cannot start."""
+    both are killed at the timeout, or when either prints more than OUTPUT_LIMIT.
+    Raises OSError if a process cannot start."""
     client_cpus, server_cpus = cpus_for(params)
     children: list[Child] = []
     timed_out = threading.Event()
+    ended = threading.Event()
+    overflow: list[str] = []
+    roles = ("server", "client") if server_argv is not None else ("driver",)
 
-    def on_timeout():
-        timed_out.set()
-        for child in children:
-            child.kill()
+    def overflowing() -> None:
+        for role, child in zip(roles, children, strict=False):
+            stream = child.overflowing()
+            if stream and not overflow:
+                overflow.append(f"{role} {stream}")
+
+    def watch():
+        deadline = time.monotonic() + timeout
+        while not ended.wait(POLL_S):
+            overflowing()
+            if overflow or time.monotonic() >= deadline:
+                if not overflow:
+                    timed_out.set()
+                for child in children:
+                    child.kill()
+                return
 
     start = time.monotonic_ns()
     try:
@@ -182,37 +229,53 @@ def run(
             fds = ("--in-fd", "--out-fd")
             try:
                 children.append(
-                    Child(server_argv + _fds(fds, c2s_r, s2c_w), server_cpus, (c2s_r, s2c_w))
+                    Child(
+                        server_argv + _fds(fds, c2s_r, s2c_w),
+                        server_cpus,
+                        (c2s_r, s2c_w),
+                        memory_limit,
+                    )
                 )
                 children.append(
-                    Child(client_argv + _fds(fds, s2c_r, c2s_w), client_cpus, (s2c_r, c2s_w))
+                    Child(
+                        client_argv + _fds(fds, s2c_r, c2s_w),
+                        client_cpus,
+                        (s2c_r, c2s_w),
+                        memory_limit,
+                    )
                 )
             finally:
                 for fd in (c2s_r, c2s_w, s2c_r, s2c_w):
                     os.close(fd)  # the children hold their ends; EOF must reach them
         else:
-            children.append(Child(client_argv, client_cpus))
+            children.append(Child(client_argv, client_cpus, memory_limit=memory_limit))
     except OSError:
         for child in children:
             child.kill()
             child.wait()
         raise
 
-    # A daemon, started inside the try: a Ctrl-C at any point must neither leave the timer
-    # running nor keep the harness alive until it fires.
+    # A daemon, started inside the try: a Ctrl-C at any point must neither leave the
+    # watcher running nor keep the harness alive until it fires.
     before = cpu_times()
-    timer = threading.Timer(timeout, on_timeout)
-    timer.daemon = True
+    watcher = threading.Thread(target=watch, daemon=True)
     try:
-        timer.start()
+        watcher.start()
         for child in reversed(children):  # the client (last) finishes first
             child.wait()
     finally:
-        timer.cancel()
+        ended.set()
         for child in children:
             child.kill()
     wall_ns = time.monotonic_ns() - start
-    done = Finished(children, timed_out.is_set(), wall_ns, [c.proc.pid for c in children])
+    overflowing()  # a process may have printed its flood and exited between two looks
+    done = Finished(
+        children,
+        timed_out.is_set(),
+        wall_ns,
+        [c.proc.pid for c in children],
+        overflow=overflow[0] if overflow else None,
+    )
     pinned = (client_cpus or set()) | (server_cpus or set())
     own_ns = done.user_ns + done.sys_ns
     done.noise = Noise.between(before, cpu_times(), pinned or None, own_ns, wall_ns)

@@ -104,7 +104,7 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
     if pipe:
         server_argv = wrap("server") + [str(task.server)] + driver_args(task, "server", fixtures)
     try:
-        done = processes.run(client_argv, c.param, task.timeout, server_argv)
+        done = processes.run(client_argv, c.param, task.timeout, server_argv, task.memory_limit)
     except OSError as e:
         return Outcome("error", f"cannot start the driver: {e}")
     outcome = Outcome(
@@ -121,23 +121,28 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
     if done.timed_out:
         outcome.error = f"timed out after {task.timeout:g} s (killed)"
         return outcome
-    # The client's failure explains more than the server's EOF or EPIPE that follows it.
-    failure = done.client.failure("client" if pipe else "driver") or (
-        done.server.failure("server") if done.server else None
-    )
-    if failure:
-        outcome.error = failure
+    if done.overflow:
+        limit = processes.OUTPUT_LIMIT >> 20
+        outcome.error = f"the {done.overflow} passed the output limit of {limit} MiB (killed)"
+        return outcome
+    failures = [
+        f
+        for f in (
+            done.client.failure("client" if pipe else "driver"),
+            done.server.failure("server") if done.server else None,
+        )
+        if f
+    ]
+    if failures:
+        # Both, client first: a server that died explains a client's EOF or EPIPE, and a
+        # client that failed explains the server's.
+        outcome.error = "; ".join(failures) + _memory_hint(done, task.memory_limit)
         return outcome
     try:
         outcome.result = protocol.parse_result(done.client.output()[0])
-        client_id = _identity(identities, task.client) or _claimed(outcome.result)
-        metrics = protocol.check_result(task, outcome.result, suite, client_id)
-        suite.check_result(task, outcome.result, metrics)
         if done.server:
             outcome.server = protocol.parse_result(done.server.output()[0])
-            server_id = _identity(identities, task.server) or _claimed(outcome.server)
-            protocol.check_server(outcome.server, server_id)
-            suite.check_server(task, outcome.server, outcome.result)
+        metrics = judge(task, outcome.result, outcome.server, identities)
         metrics.update(suite.inspect(task, outcome.result, fixtures))
     except ResultError as e:
         outcome.error = str(e)
@@ -145,6 +150,44 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
     outcome.metrics = metrics
     outcome.status = "ok"
     return outcome
+
+
+def judge(task: Task, result: dict, server: dict | None, identities=None) -> dict[str, Metric]:
+    """The protocol's checks, then the suite's, of a parsed result (and its server's);
+    the result's metrics, or ResultError. Whatever a driver printed, nothing else is
+    raised: a check that trips over an unexpected shape is a malformed result too."""
+    suite = task.cell.spec
+    try:
+        client_id = _identity(identities, task.client) or _claimed(result)
+        metrics = protocol.check_result(task, result, suite, client_id)
+        suite.check_result(task, result, metrics)
+        if server is not None:
+            server_id = _identity(identities, task.server) or _claimed(server)
+            protocol.check_server(server, server_id)
+            suite.check_server(task, server, result)
+    except ResultError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as e:
+        raise ResultError(f"malformed result: {type(e).__name__}: {e}") from None
+    return metrics
+
+
+# How each language's runtime says an allocation failed.
+_OUT_OF_MEMORY = (
+    "bad_alloc",  # C++
+    "memory allocation of",  # Rust's alloc error handler
+    "out of memory",  # Go, D
+    "OutOfMemoryError",  # Java
+    "Cannot allocate memory",
+)
+
+
+def _memory_hint(done: processes.Finished, limit: int | None) -> str:
+    """Names the address-space limit when a process failed to allocate under it."""
+    errs = " ".join(c.output()[1][-4000:] for c in done.children)
+    if limit and any(s in errs for s in _OUT_OF_MEMORY):
+        return f" (out of memory under the address-space limit of {limit / (1 << 30):g} GiB)"
+    return ""
 
 
 def _count(task: Task, identities) -> Outcome:
@@ -155,8 +198,14 @@ def _count(task: Task, identities) -> Outcome:
     totals, runs = [], []
     for n in (n1, n2):
         # Under valgrind a driver runs some 50-100 times slower than its timed processes.
+        # valgrind reserves an address space of its own: no RLIMIT_AS under it.
         sub = dataclasses.replace(
-            task, iters=n, samples=1, warmup=max(1, n1 // 10), timeout=task.timeout * 10
+            task,
+            iters=n,
+            samples=1,
+            warmup=max(1, n1 // 10),
+            timeout=task.timeout * 10,
+            memory_limit=None,
         )
         with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
             run = _with_fixtures(sub, identities, lambda role: instructions.wrap(out_dir, role))

@@ -22,9 +22,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
 import re
 import shutil
 import sqlite3
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -32,6 +34,16 @@ from pathlib import Path
 from .cells import Plan
 
 SCHEMA_VERSION = 4
+LOCK_WAIT_S = 60.0
+
+
+def is_database_error(e: BaseException) -> bool:
+    """Whether a database raised e because it cannot read or write (full disk, I/O
+    error, lost server), whichever backend. psycopg is imported only for a URL: an error
+    of it can only come once it is."""
+    psycopg = sys.modules.get("psycopg")
+    return isinstance(e, sqlite3.Error) or (psycopg is not None and isinstance(e, psycopg.Error))
+
 
 SCHEMA = """
 CREATE TABLE runs (
@@ -168,7 +180,9 @@ class _Sqlite:
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = sqlite3.connect(path, isolation_level=None)
+        # Another run writing to the same file holds its lock for one process's rows at a
+        # time: wait for it rather than fail with "database is locked".
+        self.con = sqlite3.connect(path, isolation_level=None, timeout=LOCK_WAIT_S)
         self.con.row_factory = sqlite3.Row
         self.con.execute("PRAGMA journal_mode=WAL")
 
@@ -242,6 +256,18 @@ class _Postgres:
         self.con.close()
 
 
+def writable(target) -> bool:
+    """Whether this process may write the store: a URL is the server's to say; a file
+    needs itself (if it exists) and its folder (SQLite's -wal and -shm files) writable."""
+    if is_url(target):
+        return True
+    path = Path(target)
+    folder = next((p for p in (path.parent, *path.parents) if p.exists()), Path("/"))
+    if not path.exists():
+        return os.access(folder, os.W_OK)
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 class Store:
     def __init__(self, target: Path | str, readonly: bool = False):
         """A store at a file path or a `postgresql://` URL. `readonly` (a merge's source):
@@ -294,6 +320,11 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         with self._transaction():
+            # Again under the write lock: a second wirebench may have created or migrated
+            # the schema since the first look (two runs started at once on a new file).
+            version = self.db.version()
+            if version == SCHEMA_VERSION:
+                return
             if version == 0 and self.db.is_empty():
                 for statement in self.db.schema():
                     self.db.execute(statement)
