@@ -7,7 +7,8 @@
 // Unmarshal (the message reads the input in place), then a copy of every field into new
 // plain structs, strings copied (owned) or viewed in the input (borrowed: the Text
 // accessors' []byte views as strings); access folds the fields through the readers,
-// building nothing. Every read is bounds-checked when it happens (validation lazy).
+// building nothing. Every read is bounds-checked when it happens (validation lazy), within
+// the driver's traversal and nesting limits (core/limits.go).
 package codec
 
 import (
@@ -16,6 +17,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 
 	"wirebench/drivers/go/internal/codec/records"
+	"wirebench/drivers/go/internal/core"
 	cc "wirebench/drivers/go/internal/gen/capnp/codec"
 )
 
@@ -55,6 +57,13 @@ func (c *capnpLib) message() (*capnp.Message, *capnp.Segment, error) {
 	*c.arena = c.empty
 	seg, err := c.msg.Reset(c.arena)
 	return c.msg, seg, err
+}
+
+// capnpLimits sets the reading limits of a message to the driver's (core/limits.go)
+// rather than go-capnp's defaults.
+func capnpLimits(m *capnp.Message) {
+	m.TraverseLimit = core.CapnpTraverseLimitBytes
+	m.DepthLimit = core.CapnpNestingLimit
 }
 
 // errs keeps the first error of a sequence of calls.
@@ -210,6 +219,7 @@ func (c *capnpLib) Deserialize(in []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	capnpLimits(msg)
 	var recs []records.Log
 	err = capnpLogs(msg, c.batch, func(n int) { recs = make([]records.Log, n) },
 		func(i int, m cc.Log) error { return c.record(m, &recs[i]) })
@@ -246,6 +256,7 @@ func (c *capnpLib) Access(in []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	capnpLimits(msg)
 	var sum uint64
 	err = capnpLogs(msg, c.batch, func(int) {}, func(_ int, m cc.Log) error {
 		f, err := capnpFold(m)

@@ -15,6 +15,7 @@ package codec
 import (
 	"bytes"
 	"errors"
+	"fmt"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
@@ -138,6 +139,9 @@ func flatbuffersLogs(in []byte, batch bool, n func(int), each func(int, *fb.Log,
 	}
 	root := fb.GetRootAsLogs(in, 0)
 	count := root.LogsLength()
+	if count > len(in)/4 { // each element is a 4-byte offset in the buffer
+		return fmt.Errorf("flatbuffers: a vector of %d records in %d bytes", count, len(in))
+	}
 	n(count)
 	for i := 0; i < count; i++ {
 		root.Logs(&m, i)

@@ -101,6 +101,9 @@ func goldenCheck(dir string, report func(core.GoldenFile)) error {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		if info, err := e.Info(); err == nil && info.Size() > core.MaxMessageBytes {
+			return core.TooLong(path, uint64(info.Size())) // before reading it into memory
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

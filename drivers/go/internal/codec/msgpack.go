@@ -8,8 +8,11 @@ package codec
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"wirebench/drivers/go/internal/codec/records"
 )
 
 type msgpackLib struct {
@@ -42,5 +45,47 @@ func (m *msgpackLib) Serialize() ([]byte, error) {
 }
 
 func (m *msgpackLib) Deserialize(in []byte) (uint64, error) {
-	return m.deserialize(in, msgpack.Unmarshal)
+	return m.deserialize(in, unmarshalMsgpack)
+}
+
+// msgpackLogs is a batch's records with a decoder of their own. msgpack v5.4.1 sizes a
+// decoded slice by the count its array header claims, however large: its allocation limit
+// is never applied (decode_slice.go tests the flag with `!= 1`), so a few bytes could ask
+// for ~900 GB (found by FuzzCodecMsgpack). This refuses a count over records.MaxBatch
+// first, then decodes each record as the library would.
+type msgpackLogs []records.Log
+
+func (l *msgpackLogs) DecodeMsgpack(d *msgpack.Decoder) error {
+	n, err := d.DecodeArrayLen()
+	if err != nil || n < 0 { // n is -1 for nil
+		*l = nil
+		return err
+	}
+	if n > records.MaxBatch {
+		return fmt.Errorf("msgpack: a batch of %d records, over the limit of %d", n, records.MaxBatch)
+	}
+	recs := make([]records.Log, n)
+	for i := range recs {
+		if err := d.Decode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	*l = recs
+	return nil
+}
+
+// msgpackBatch is records.Logs with msgpackLogs for its list.
+type msgpackBatch struct {
+	Logs msgpackLogs `msgpack:"logs"`
+}
+
+// unmarshalMsgpack is msgpack.Unmarshal, a batch through msgpackBatch.
+func unmarshalMsgpack(in []byte, v any) error {
+	if logs, ok := v.(*records.Logs); ok {
+		var b msgpackBatch
+		err := msgpack.Unmarshal(in, &b)
+		logs.Logs = b.Logs
+		return err
+	}
+	return msgpack.Unmarshal(in, v)
 }

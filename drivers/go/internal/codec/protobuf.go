@@ -3,7 +3,7 @@
 // tools/gencode). populate fills the messages: buffer reused refills the kept ones in
 // place (every field is set again), fresh allocates new ones. serialize: reused
 // MarshalAppend into the kept buffer, fresh proto.Marshal. deserialize: proto.Unmarshal
-// into new messages (strings copied: owned; the whole input parsed: validated), then the
+// (with the driver's recursion limit, core/limits.go) into new messages (strings copied: owned; the whole input parsed: validated), then the
 // fold through the getters.
 package codec
 
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"wirebench/drivers/go/internal/codec/records"
+	"wirebench/drivers/go/internal/core"
 	pb "wirebench/drivers/go/internal/gen/pb/codec"
 )
 
@@ -157,9 +158,13 @@ func (p *protobufLib) Serialize() ([]byte, error) {
 	return p.out, err
 }
 
+// unmarshalOptions is proto.Unmarshal's default with the driver's nesting limit
+// (core/limits.go) set explicitly.
+var unmarshalOptions = proto.UnmarshalOptions{RecursionLimit: core.ProtobufRecursionLimit}
+
 func (p *protobufLib) Deserialize(in []byte) (uint64, error) {
 	m := p.newMessage()
-	if err := proto.Unmarshal(in, m); err != nil {
+	if err := unmarshalOptions.Unmarshal(in, m); err != nil {
 		return 0, err
 	}
 	p.decoded = m

@@ -7,7 +7,10 @@
 //     frame buffer, and read single-segment messages in place.
 //   - no-reuse: a fresh Message over a fresh MultiSegment arena for every message, never
 //     released (so go-capnp's pools stay empty and every segment is a new allocation), and
-//     go-capnp's own Unmarshal / Decoder for reading (a fresh buffer and Message each).
+//     go-capnp's own Unmarshal for reading (of a fresh frame buffer, read by readFrame so
+//     that the limits are the driver's own; a fresh Message each).
+//   - limits (core/limits.go): a frame over core.MaxMessageBytes is refused before it is
+//     allocated, and every Message read has its traversal and nesting limits set.
 //   - bytes: messages go through a kept byte buffer (in both reuse modes, as in the C++
 //     driver), framed with the standard segment table and packed piece by piece with
 //     packed.Pack (the segment table, then each segment: what the C++ packed stream does).
@@ -29,6 +32,7 @@ import (
 	capnp "capnproto.org/go/capnp/v3"
 	"capnproto.org/go/capnp/v3/packed"
 
+	"wirebench/drivers/go/internal/core"
 	cs "wirebench/drivers/go/internal/gen/capnp/carsales"
 	cr "wirebench/drivers/go/internal/gen/capnp/catrank"
 	ev "wirebench/drivers/go/internal/gen/capnp/eval"
@@ -501,36 +505,53 @@ type capnpReader struct {
 	msg   *capnp.Message
 	arena *capnp.ReadOnlySingleSegment
 	buf   []byte
-	// the stream being read (pipe modes): from's buffered reader, or its unpacking;
-	// no-reuse reads it with go-capnp's Decoder.
+	// the stream being read (pipe modes): from's buffered reader, or its unpacking.
 	from *conn
 	src  io.Reader
-	dec  *capnp.Decoder
 }
 
 func newCapnpReader(reuse bool) *capnpReader {
 	r := &capnpReader{reuse: reuse}
 	if reuse {
-		r.msg = new(capnp.Message)
+		r.msg = capnpLimits(new(capnp.Message))
 		r.arena = capnp.NewReadOnlySingleSegment(nil)
 	}
 	return r
 }
 
+// capnpLimits sets m's reading limits to the driver's (core/limits.go) rather than
+// go-capnp's defaults, and returns m. Message.Reset keeps them.
+func capnpLimits(m *capnp.Message) *capnp.Message {
+	m.TraverseLimit = core.CapnpTraverseLimitBytes
+	m.DepthLimit = core.CapnpNestingLimit
+	return m
+}
+
+// capnpUnmarshal is go-capnp's Unmarshal (the message reads data in place) with the
+// driver's limits.
+func capnpUnmarshal(data []byte) (*capnp.Message, error) {
+	m, err := capnp.Unmarshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return capnpLimits(m), nil
+}
+
 // read reads the next message of c's stream; io.EOF at a clean end of file. The stream
-// (its unpacking, its Decoder) is kept while c is the same.
+// (its unpacking) is kept while c is the same.
 func (r *capnpReader) read(c *conn, isPacked bool) (*capnp.Message, error) {
 	if r.from != c {
 		r.from, r.src = c, c.r
 		if isPacked {
 			r.src = packed.NewReader(c.r)
 		}
-		if !r.reuse {
-			r.dec = capnp.NewDecoder(r.src)
-		}
 	}
 	if !r.reuse {
-		return r.dec.Decode()
+		frame, err := readFrame(r.src, nil)
+		if err != nil {
+			return nil, err
+		}
+		return capnpUnmarshal(frame)
 	}
 	frame, err := readFrame(r.src, r.buf)
 	r.buf = frame
@@ -544,9 +565,13 @@ func (r *capnpReader) read(c *conn, isPacked bool) (*capnp.Message, error) {
 func (r *capnpReader) fromBytes(data []byte, isPacked bool) (*capnp.Message, error) {
 	if !r.reuse {
 		if isPacked {
-			return capnp.UnmarshalPacked(data)
+			unpacked, err := packed.Unpack(nil, data)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt packed message: %w", err)
+			}
+			data = unpacked
 		}
-		return capnp.Unmarshal(data)
+		return capnpUnmarshal(data)
 	}
 	if isPacked {
 		var err error
@@ -565,7 +590,7 @@ func (r *capnpReader) fromFrame(frame []byte) (*capnp.Message, error) {
 		return nil, errors.New("corrupt message: short segment table")
 	}
 	if binary.LittleEndian.Uint32(frame) != 0 {
-		return capnp.Unmarshal(frame)
+		return capnpUnmarshal(frame)
 	}
 	size := uint64(binary.LittleEndian.Uint32(frame[4:])) * 8
 	if size > uint64(len(frame)-8) {
@@ -580,40 +605,45 @@ func (r *capnpReader) fromFrame(frame []byte) (*capnp.Message, error) {
 	return r.msg, nil
 }
 
-// Limits of a frame, as go-capnp's Decoder has them.
-const (
-	maxSegments     = 512
-	maxMessageBytes = 64 << 20
-)
+// maxSegments bounds a frame's segment table (2 KiB), as go-capnp's Decoder does: the
+// driver's messages have one segment (reuse) or a few (no-reuse); more is a corrupt frame.
+const maxSegments = 512
 
 // readFrame reads one message's segment table and segments from src into buf (grown if
-// needed) and returns them; io.EOF at a clean end of file before the first byte.
+// needed) and returns them; io.EOF at a clean end of file before the first byte. A frame
+// over core.MaxMessageBytes is refused before its segments are allocated or read.
 func readFrame(src io.Reader, buf []byte) ([]byte, error) {
-	buf = grow(buf, 8)
-	if _, err := io.ReadFull(src, buf); err != nil {
+	var first [8]byte
+	if _, err := io.ReadFull(src, first[:]); err != nil {
 		if err == io.EOF {
 			return buf, io.EOF
 		}
 		return buf, fmt.Errorf("truncated Cap'n Proto segment table: %w", err)
 	}
-	segments := uint64(binary.LittleEndian.Uint32(buf)) + 1
+	segments := uint64(binary.LittleEndian.Uint32(first[:])) + 1
 	if segments > maxSegments {
-		return buf, fmt.Errorf("corrupt Cap'n Proto stream: %d segments", segments)
+		return buf, fmt.Errorf("corrupt Cap'n Proto stream: %d segments, over the limit of %d", segments,
+			maxSegments)
 	}
 	table := int((segments+1)*4+7) &^ 7
-	buf = grow(buf, table)
-	if _, err := io.ReadFull(src, buf[8:]); err != nil {
+	buf = buf[:0]
+	if first1 := uint64(binary.LittleEndian.Uint32(first[4:])) * 8; segments == 1 &&
+		uint64(cap(buf)) < 8+first1 && first1 <= readChunk {
+		buf = make([]byte, 0, 8+first1) // one allocation for a fresh buffer
+	}
+	buf = append(buf, first[:]...)
+	var err error
+	if buf, err = readBody(src, buf, table-8); err != nil {
 		return buf, fmt.Errorf("truncated Cap'n Proto segment table: %w", noEOF(err))
 	}
 	var total uint64
 	for i := uint64(0); i < segments; i++ {
 		total += uint64(binary.LittleEndian.Uint32(buf[4+4*i:])) * 8
 	}
-	if total > maxMessageBytes {
-		return buf, fmt.Errorf("corrupt Cap'n Proto stream: message of %d bytes", total)
+	if uint64(table)+total > core.MaxMessageBytes {
+		return buf, core.TooLong("corrupt Cap'n Proto stream", uint64(table)+total)
 	}
-	buf = grow(buf, table+int(total))
-	if _, err := io.ReadFull(src, buf[table:]); err != nil {
+	if buf, err = readBody(src, buf, int(total)); err != nil {
 		return buf, fmt.Errorf("truncated Cap'n Proto message of %d bytes: %w", total, noEOF(err))
 	}
 	return buf, nil

@@ -212,6 +212,34 @@ func grow(b []byte, n int) []byte {
 	return nb
 }
 
+// readChunk bounds the memory a read allocates ahead of the bytes that have arrived: a
+// length prefix that lies (up to core.MaxMessageBytes) costs at most this much more than
+// the bytes actually sent. Every message of the cases is smaller, so they are read with
+// one allocation (or none, into a kept buffer), as before.
+const readChunk = 1 << 20
+
+// readBody reads n more bytes from r onto the end of buf (grown as they arrive, by at most
+// readChunk at a time beyond its capacity) and returns buf. An error comes as io.ReadFull
+// gives it, with buf holding what arrived.
+func readBody(r io.Reader, buf []byte, n int) ([]byte, error) {
+	start := len(buf)
+	if n <= readChunk || cap(buf)-start >= n {
+		buf = grow(buf, start+n)
+		_, err := io.ReadFull(r, buf[start:])
+		return buf, err
+	}
+	for got := 0; got < n; {
+		end := start + got + min(n-got, readChunk)
+		buf = grow(buf, end)
+		m, err := io.ReadFull(r, buf[start+got:end])
+		got += m
+		if err != nil {
+			return buf[:start+got], err
+		}
+	}
+	return buf, nil
+}
+
 // noEOF turns an end of file inside a message into io.ErrUnexpectedEOF.
 func noEOF(err error) error {
 	if err == io.EOF {

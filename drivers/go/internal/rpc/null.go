@@ -21,6 +21,7 @@ import (
 	"math"
 	"slices"
 
+	"wirebench/drivers/go/internal/core"
 	"wirebench/drivers/go/internal/rng"
 	"wirebench/drivers/go/internal/rpc/cases"
 )
@@ -540,10 +541,6 @@ type nullNode struct {
 type nullExpression struct{ nodes []nullNode }
 type nullEvaluationResult struct{ value int32 }
 
-// nullMaxDepth bounds the recursion on a foreign message (the generator nests about 10
-// deep).
-const nullMaxDepth = 64
-
 func (m *nullExpression) build(g rng.Rng, depth uint32) (rng.Rng, uint32, int32) {
 	at := uint32(len(m.nodes))
 	m.nodes, _ = extend(m.nodes)
@@ -597,7 +594,7 @@ func (m *nullExpression) encodeAt(w *nullWriter, at uint32) {
 }
 
 func (m *nullExpression) decodeAt(r *nullReader, depth int) uint32 {
-	if depth > nullMaxDepth {
+	if depth > core.NullMaxDepth {
 		r.fail("expression nested too deeply")
 		return 0
 	}
@@ -775,11 +772,11 @@ func nullReceive(r io.Reader, buf []byte) ([]byte, error) {
 		return buf, fmt.Errorf("truncated null message size prefix: end of file after %d of 4 bytes", n)
 	}
 	size := binary.LittleEndian.Uint32(prefix[:])
-	if size > maxMessageBytes {
-		return buf, fmt.Errorf("null: corrupt stream: message size %d is over the limit", size)
+	if size > core.MaxMessageBytes {
+		return buf, core.TooLong("null: corrupt stream", uint64(size))
 	}
-	buf = grow(buf, int(size))
-	if _, err := io.ReadFull(r, buf); err != nil {
+	buf, err := readBody(r, buf[:0], int(size))
+	if err != nil {
 		return buf, fmt.Errorf("null: truncated message of %d bytes: %w", size, noEOF(err))
 	}
 	return buf, nil

@@ -31,6 +31,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"wirebench/drivers/go/internal/core"
 	cs "wirebench/drivers/go/internal/gen/pb/carsales"
 	cr "wirebench/drivers/go/internal/gen/pb/catrank"
 	ev "wirebench/drivers/go/internal/gen/pb/eval"
@@ -337,11 +338,10 @@ func (c *pbEval) make(g rng.Rng, e *ev.Expression, depth uint32) (rng.Rng, int32
 	return g, cases.Apply(op, left, right)
 }
 
-// pbMaxDepth bounds the recursion on a foreign message (the generator nests about 10 deep).
-const pbMaxDepth = 64
-
+// pbEvaluate recurses no deeper than the parser nests (core.ProtobufRecursionLimit), so
+// the limit never cuts a message that parsed; it holds for a message built in memory too.
 func pbEvaluate(e *ev.Expression, depth int) (int32, error) {
-	if depth > pbMaxDepth {
+	if depth > core.ProtobufRecursionLimit {
 		return 0, errors.New("eval: expression nested too deeply")
 	}
 	var left, right int32
@@ -396,9 +396,10 @@ func (*pbEval) answer(resp proto.Message) (uint64, error) {
 // ---- framing ------------------------------------------------------------------------------
 
 var (
-	marshalOptions   = proto.MarshalOptions{AllowPartial: true}
-	cachedSize       = proto.MarshalOptions{AllowPartial: true, UseCachedSize: true}
-	unmarshalOptions = proto.UnmarshalOptions{AllowPartial: true}
+	marshalOptions = proto.MarshalOptions{AllowPartial: true}
+	cachedSize     = proto.MarshalOptions{AllowPartial: true, UseCachedSize: true}
+	// The parser's nesting limit is the driver's (core/limits.go), not the library default.
+	unmarshalOptions = proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: core.ProtobufRecursionLimit}
 )
 
 // appendDelimited appends m's size as a varint and m to b. The size is computed once
@@ -431,11 +432,11 @@ func readDelimited(r *bufio.Reader, buf []byte) ([]byte, error) {
 			return buf, errors.New("corrupt protobuf stream: bad size prefix")
 		}
 	}
-	if size > maxMessageBytes {
-		return buf, fmt.Errorf("corrupt protobuf stream: message size %d is over the limit", size)
+	if size > core.MaxMessageBytes {
+		return buf, core.TooLong("corrupt protobuf stream", size)
 	}
-	buf = grow(buf, int(size))
-	if _, err := io.ReadFull(r, buf); err != nil {
+	buf, err := readBody(r, buf[:0], int(size))
+	if err != nil {
 		return buf, fmt.Errorf("truncated protobuf message of %d bytes: %w", size, noEOF(err))
 	}
 	return buf, nil

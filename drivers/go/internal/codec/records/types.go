@@ -7,6 +7,15 @@ package records
 // order, and enums are their numbers. tools/gencode runs msgp on this file (only on it:
 // msgp generates methods for every type of the file) into types_msgp.go.
 
+// MaxBatch bounds the records of a batch that msgp's and msgpack's decoders accept: both
+// allocate the slice an array header claims before reading one element, so a few bytes
+// claiming 4 Gi records would ask for ~900 GB. 64 Ki is 65 times the logs case (13 MiB of
+// records at most). The directive below must say the same number (it takes no constant;
+// TestMsgpBatchLimit checks that it does).
+const MaxBatch = 1 << 16
+
+//msgp:limit arrays:65536
+
 // Log is one HTTP log record.
 type Log struct {
 	Timestamp   int64  `json:"timestamp" msgpack:"timestamp" msg:"timestamp"`
