@@ -6,6 +6,8 @@
 // output buffer. deserialize reads with a FlatArrayMessageReader into the plain structs
 // (`owned` copies, `borrowed` views into the input); access folds through the reader.
 // Reads are bounds-checked as they happen (validation `lazy`); errors throw kj::Exception.
+// Limits (src/decode_limits.h): the reader's traversal and nesting limits are set explicitly, and a
+// list of more logs than the message has words is refused before anything is built for it.
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "../common.h"
+#include "../decode_limits.h"
 #include "log.capnp.h"
 #include "logs.capnp.h"
 #include "loops.h"
@@ -25,6 +28,14 @@ namespace {
 
 namespace cp = ::wirebench::capnproto::codec;
 using capnp::word;
+
+// The reader's limits, stated rather than left to the library's defaults.
+capnp::ReaderOptions readerOptions() {
+  capnp::ReaderOptions options;
+  options.traversalLimitInWords = limits::kCapnpTraversalLimitWords;
+  options.nestingLimit = limits::kCapnpNestingLimit;
+  return options;
+}
 
 capnp::Text::Reader text(const std::string& s) { return capnp::Text::Reader(s.c_str(), s.size()); }
 
@@ -117,7 +128,7 @@ class Capnp {
       if (scratch_ == nullptr) fail("capnp: out of memory for the scratch space");
     }
   }
-  ~Capnp() {
+  ~Capnp() noexcept {  // (clang: CellOf's destructor overrides a noexcept one)
     builder_.reset();  // zeroes what it used of the scratch space, which must outlive it
     std::free(scratch_);
   }
@@ -174,8 +185,19 @@ class Capnp {
   static uint64_t withRoot(Bytes b, Fn&& fn) {
     if (b.size % sizeof(word) != 0) fail("capnp: the message is not a whole number of words");
     capnp::FlatArrayMessageReader reader(
-        kj::arrayPtr(reinterpret_cast<const word*>(b.data), b.size / sizeof(word)));
-    return fn(reader.getRoot<Root>());
+        kj::arrayPtr(reinterpret_cast<const word*>(b.data), b.size / sizeof(word)),
+        readerOptions());
+    auto root = reader.getRoot<Root>();
+    if constexpr (kBatch) {
+      // A zero-sized element costs no bytes: without this a tiny message could make
+      // deserialize build millions of records.
+      size_t logs = root.getLogs().size(), words = b.size / sizeof(word);
+      if (logs > words) {
+        fail("capnp: corrupt message: a list of " + std::to_string(logs) +
+             " logs in a message of " + std::to_string(words) + " words");
+      }
+    }
+    return fn(root);
   }
 
   template <typename S>

@@ -110,6 +110,9 @@ class CodecCell {
   virtual Bytes encoding() const = 0;
   // Decodes any bytes with the library's deserialize (golden check); throws if corrupt.
   virtual Records decode(Bytes bytes) = 0;
+  // Folds any bytes through the library's access (its zero-copy view, with the cell's
+  // validation; the fuzz targets, drivers/cpp/fuzz); throws if corrupt or without access.
+  virtual uint64_t accessOf(Bytes bytes) = 0;
 };
 
 using CodecFactory = std::unique_ptr<CodecCell>(const Case& c, const Variant& v);

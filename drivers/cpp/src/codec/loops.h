@@ -81,6 +81,15 @@ class CellOf final : public CodecCell {
     return lib_.deserialized();
   }
 
+  uint64_t accessOf(Bytes bytes) override {
+    if constexpr (L::kAccess) {
+      Input copy(bytes);
+      return lib_.access(copy.bytes());
+    } else {
+      fail("this library has no access");
+    }
+  }
+
  private:
   uint64_t populate(uint64_t iters) {
     if constexpr (L::kBuilds) {

@@ -6,6 +6,7 @@
 // string out of the zone; `borrowed` asks unpack to reference the strings in the input
 // (its reference function) and keeps views of them.
 
+#include <climits>  // before msgpack.hpp, which uses CHAR_MIN (clang does not pull it in)
 #include <msgpack.hpp>
 
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "../common.h"
+#include "../decode_limits.h"
 #include "loops.h"
 
 namespace wb::codec {
@@ -192,7 +194,13 @@ class Msgpack {
   template <typename S>
   uint64_t read(Bytes b, std::vector<LogT<S>>& out, msgpack::unpack_reference_func ref) {
     std::size_t offset = 0;
-    handle_ = msgpack::unpack(reinterpret_cast<const char*>(b.data), b.size, offset, ref);
+    // unpack allocates an array's or map's elements when it reads their count, so no count
+    // may exceed the bytes that could hold them (each element takes at least one byte);
+    // nesting as deep as limits::kMaxNestingDepth.
+    const msgpack::unpack_limit limit(b.size, b.size / 2, b.size, b.size, b.size,
+                                      limits::kMaxNestingDepth);
+    handle_ = msgpack::unpack(reinterpret_cast<const char*>(b.data), b.size, offset, ref,
+                              nullptr, limit);
     if (offset != b.size) fail("msgpack-cxx: bytes after the message");
     const msgpack::object& root = handle_.get();
     std::vector<LogT<S>> rs;

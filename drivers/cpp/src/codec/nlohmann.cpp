@@ -56,6 +56,13 @@ struct Fields {
   T number(const char* key) const {
     const ordered_json& v = o.at(key);
     if constexpr (std::is_signed_v<T>) {
+      // An integer only: get<int64_t>() of a float out of range is undefined behaviour
+      // (found by fuzzing, drivers/cpp/fuzz/README.md).
+      if (!v.is_number_integer() ||
+          (v.is_number_unsigned() &&
+           v.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()})) {
+        fail(std::string("nlohmann-json: invalid field ") + key);
+      }
       return v.get<int64_t>();
     } else {
       if (!v.is_number_unsigned() || v.get<uint64_t>() > std::numeric_limits<T>::max()) {

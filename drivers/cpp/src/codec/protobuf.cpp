@@ -3,13 +3,18 @@
 // keeps one message and Clear()s it before populating (cleared sub-messages and strings
 // keep their memory), and the parse side always reuses its message (ParseFromArray clears
 // it first); `fresh` populates a new message every time. serialize sizes the message and
-// writes it with the cached sizes into the output buffer (reused or fresh).
+// writes it with the cached sizes into the output buffer (reused or fresh). Limits
+// (src/decode_limits.h): ParseFromArray parses with protobuf's default recursion limit, which the
+// constructor requires to be kProtobufRecursionLimit.
 
 #include <memory>
 #include <string>
 #include <type_traits>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "../common.h"
+#include "../decode_limits.h"
 #include "log.pb.h"
 #include "logs.pb.h"
 #include "loops.h"
@@ -96,7 +101,13 @@ class Protobuf {
  public:
   static constexpr bool kBuilds = true, kAccess = false;
   explicit Protobuf(const Variant& v)
-      : v_(v), native_(std::make_unique<Message>()), out_(v.reused) {}
+      : v_(v), native_(std::make_unique<Message>()), out_(v.reused) {
+    int limit = google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit();
+    if (limit != limits::kProtobufRecursionLimit) {
+      fail("protobuf: the library's recursion limit is " + std::to_string(limit) + ", not " +
+           std::to_string(limits::kProtobufRecursionLimit));
+    }
+  }
 
   void populate(const Records& rs) {
     if (v_.reused) {

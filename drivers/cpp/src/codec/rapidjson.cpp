@@ -1,9 +1,15 @@
 // RapidJSON: the plain structs are the native form (populate copies the records, like
 // null); serialize is a Writer into a StringBuffer, both kept and cleared (`reused`) or
 // made anew (`fresh`); deserialize parses a Document and reads it into the plain structs
-// (owned strings), checking every field's presence, type and range.
+// (owned strings), checking every field's presence, type and range. RapidJSON's parser and
+// its values' destructors recurse once per nesting level, so the parse goes through
+// DepthLimit, which stops it at limits::kMaxNestingDepth (hostile input cannot overflow the
+// stack).
 
 #include <rapidjson/document.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -11,6 +17,7 @@
 #include <string>
 
 #include "../common.h"
+#include "../decode_limits.h"
 #include "loops.h"
 
 namespace wb::codec {
@@ -18,6 +25,57 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 using Value = rapidjson::Value;
+
+// A document parsed from `size` bytes with the default flags (what Document::Parse does),
+// its SAX events passed through to the document while the nesting is at most
+// limits::kMaxNestingDepth; deeper, the parse stops with kParseErrorTermination.
+class DepthLimit {
+ public:
+  using Ch = char;
+  DepthLimit(const char* data, size_t size) : data_(data), size_(size) {}
+
+  // Document::Populate's generator: runs the parse into `doc`'s handler interface.
+  bool operator()(rapidjson::Document& doc) {
+    doc_ = &doc;
+    rapidjson::MemoryStream ms(data_, size_);
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> is(ms);
+    rapidjson::Reader reader;
+    result_ = reader.Parse<rapidjson::kParseDefaultFlags>(is, *this);
+    return !result_.IsError();
+  }
+  const rapidjson::ParseResult& result() const { return result_; }
+  bool tooDeep() const { return depth_ > limits::kMaxNestingDepth; }
+
+  bool Null() { return doc_->Null(); }
+  bool Bool(bool b) { return doc_->Bool(b); }
+  bool Int(int i) { return doc_->Int(i); }
+  bool Uint(unsigned i) { return doc_->Uint(i); }
+  bool Int64(int64_t i) { return doc_->Int64(i); }
+  bool Uint64(uint64_t i) { return doc_->Uint64(i); }
+  bool Double(double d) { return doc_->Double(d); }
+  bool RawNumber(const Ch* s, rapidjson::SizeType n, bool copy) {
+    return doc_->RawNumber(s, n, copy);
+  }
+  bool String(const Ch* s, rapidjson::SizeType n, bool copy) { return doc_->String(s, n, copy); }
+  bool Key(const Ch* s, rapidjson::SizeType n, bool copy) { return doc_->Key(s, n, copy); }
+  bool StartObject() { return ++depth_ <= limits::kMaxNestingDepth && doc_->StartObject(); }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    return doc_->EndObject(n);
+  }
+  bool StartArray() { return ++depth_ <= limits::kMaxNestingDepth && doc_->StartArray(); }
+  bool EndArray(rapidjson::SizeType n) {
+    --depth_;
+    return doc_->EndArray(n);
+  }
+
+ private:
+  const char* data_;
+  size_t size_;
+  rapidjson::Document* doc_ = nullptr;
+  rapidjson::ParseResult result_;
+  int depth_ = 0;
+};
 
 void writeRecord(Writer& w, const Log& r) {
   auto str = [&](const char* key, const std::string& v) {
@@ -146,10 +204,15 @@ class RapidJson {
 
   uint64_t deserialize(Bytes b) {
     rapidjson::Document doc;
-    doc.Parse(reinterpret_cast<const char*>(b.data), b.size);
-    if (doc.HasParseError()) {
-      fail("rapidjson: parse error " + std::to_string(doc.GetParseError()) + " at byte " +
-           std::to_string(doc.GetErrorOffset()));
+    DepthLimit parse(reinterpret_cast<const char*>(b.data), b.size);
+    doc.Populate(parse);
+    if (parse.tooDeep()) {
+      fail("rapidjson: nested deeper than " + std::to_string(limits::kMaxNestingDepth) +
+           " at byte " + std::to_string(parse.result().Offset()));
+    }
+    if (parse.result().IsError()) {
+      fail("rapidjson: parse error " + std::to_string(parse.result().Code()) + " at byte " +
+           std::to_string(parse.result().Offset()));
     }
     Records rs;
     if (kBatch) {

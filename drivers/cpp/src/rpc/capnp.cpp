@@ -10,6 +10,10 @@
 //    PackedMessageReader over a BufferedInputStreamWrapper. Bytes are counted at the fd
 //    (every byte written plus every byte read), which equals the reference's
 //    client + server throughput.
+//  - limits (src/decode_limits.h): a frame's segment table is read first and a frame over
+//    kMaxFrameBytes refused, naming its length, before anything is allocated for it; every
+//    reader has the traversal and nesting limits set explicitly (readerOptions()); a list
+//    longer than its message has words is refused before the server builds anything for it.
 
 #include <capnp/message.h>
 #include <capnp/serialize-packed.h>
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "../common.h"
+#include "../decode_limits.h"
 #include "carsales.capnp.h"
 #include "cases.h"
 #include "catrank.capnp.h"
@@ -36,6 +41,27 @@ namespace {
 
 using capnp::word;
 using kj::byte;
+
+// Every reader's limits, stated rather than left to the library's defaults.
+capnp::ReaderOptions readerOptions() {
+  capnp::ReaderOptions options;
+  options.traversalLimitInWords = limits::kCapnpTraversalLimitWords;
+  options.nestingLimit = limits::kCapnpNestingLimit;
+  return options;
+}
+
+// A list read from a message cannot have more elements than the message has words (a
+// zero-sized element costs no bytes, so without this a tiny frame could make the server
+// allocate for millions of elements).
+void checkListSize(size_t size, size_t words, const char* what) {
+  if (size > words) {
+    fail(std::string("capnp: corrupt message: a list of ") + std::to_string(size) + " " + what +
+         " in a message of " + std::to_string(words) + " words");
+  }
+}
+
+// Messages this process built (object and bytes modes) have no such bound to check.
+constexpr size_t kOwnMessage = SIZE_MAX;
 
 // ---- cases -----------------------------------------------------------------------------
 
@@ -113,9 +139,11 @@ struct CarSales {
     return total;
   }
 
-  static void handle(Request::Reader request, Response::Builder response) {
+  static void handle(Request::Reader request, Response::Builder response, size_t words) {
+    auto cars = request.getCars();
+    checkListSize(cars.size(), words, "cars");
     uint64_t total = 0;
-    for (auto car : request.getCars()) total += carValue(car);
+    for (auto car : cars) total += carValue(car);
     response.setAmount(total);
   }
 
@@ -154,9 +182,11 @@ struct CatRank {
     cr::SearchResult::Reader result;
   };
 
-  static void handle(Request::Reader request, Response::Builder response) {
+  static void handle(Request::Reader request, Response::Builder response, size_t words) {
+    auto results = request.getResults();
+    checkListSize(results.size(), words, "results");
     std::vector<Scored> scored;
-    for (auto result : request.getResults()) {
+    for (auto result : results) {
       auto snippet = result.getSnippet();
       scored.push_back({cases::rescore(result.getScore(), snippet.cStr()),
                         result});
@@ -221,7 +251,7 @@ struct Eval {
   }
 
   static Expectation setup(Request::Builder request) { return make(request, 0); }
-  static void handle(Request::Reader request, Response::Builder response) {
+  static void handle(Request::Reader request, Response::Builder response, size_t) {
     response.setValue(evaluate(request));
   }
   static int32_t answer(Response::Reader response) { return response.getValue(); }
@@ -324,6 +354,65 @@ class CountingOutput : public kj::OutputStream {
   kj::FdOutputStream inner_;
 };
 
+// The stream a message reader reads one frame from: it reads the frame's segment table
+// ahead, with the same reads InputStreamMessageReader makes (so that a packed stream, which
+// must be read in the sizes it was written in, sees them unchanged), refuses a frame over
+// kMaxFrameBytes naming its length, then hands the table and the rest of the frame on.
+class FrameCheck : public kj::InputStream {
+ public:
+  static constexpr size_t kMaxSegments = 512;  // InputStreamMessageReader refuses more
+
+  explicit FrameCheck(kj::InputStream& inner) : inner_(inner) {
+    inner_.read(table_, 8);
+    uint64_t segments = uint64_t{load(0)} + 1;  // the first word holds the count minus one
+    if (segments >= kMaxSegments) {
+      fail("capnp: corrupt frame: " + std::to_string(segments) + " segments (at most " +
+           std::to_string(kMaxSegments - 1) + ")");
+    }
+    size_t more = (segments & ~uint64_t{1}) * 4;  // the other sizes and the padding
+    if (more > 0) inner_.read(table_ + 8, more);
+    tableBytes_ = 8 + more;
+    words_ = tableBytes_ / sizeof(word);
+    for (uint64_t i = 0; i < segments; ++i) words_ += load(4 + 4 * i);
+    if (words_ * sizeof(word) > limits::kMaxFrameBytes) {
+      fail("capnp: frame of " + std::to_string(words_ * sizeof(word)) +
+           " bytes refused: over the limit of " + std::to_string(limits::kMaxFrameBytes) +
+           " bytes");
+    }
+  }
+
+  uint64_t words() const { return words_; }  // the whole frame's, segment table included
+
+  size_t tryRead(void* buffer, size_t minBytes, size_t maxBytes) override {
+    size_t n = 0;
+    if (pos_ < tableBytes_) {
+      n = std::min(maxBytes, tableBytes_ - pos_);
+      std::memcpy(buffer, table_ + pos_, n);
+      pos_ += n;
+      if (n >= minBytes) return n;
+    }
+    return n + inner_.tryRead(static_cast<byte*>(buffer) + n, minBytes - n, maxBytes - n);
+  }
+
+  void skip(size_t bytes) override {
+    size_t n = std::min(bytes, tableBytes_ - pos_);
+    pos_ += n;
+    if (bytes > n) inner_.skip(bytes - n);
+  }
+
+ private:
+  uint32_t load(size_t offset) const {
+    uint32_t v;
+    std::memcpy(&v, table_ + offset, sizeof v);
+    return v;  // little-endian on the wire; the driver builds for little-endian hosts only
+  }
+
+  kj::InputStream& inner_;
+  byte table_[kMaxSegments * 4];
+  size_t tableBytes_ = 0, pos_ = 0;
+  uint64_t words_ = 0;
+};
+
 // The reading side of a pipe: unpacked messages are read straight from the fd stream (as
 // the reference does); packed ones through a BufferedInputStreamWrapper.
 template <bool kPacked>
@@ -344,6 +433,9 @@ struct PipeInput {
 template <bool kPacked>
 struct Conn {
   Conn(int inFd, int outFd) : in(inFd), out(outFd) {}
+  // kj's streams may throw from their destructors; CellOf's holds a Conn and overrides
+  // RpcCell's noexcept destructor (clang refuses the looser specification).
+  ~Conn() noexcept {}
   uint64_t bytesRead() const { return in.raw.count; }
   uint64_t bytesWritten() const { return out.count; }
   PipeInput<kPacked> in;
@@ -359,15 +451,20 @@ void writeTo(kj::OutputStream& out, capnp::MessageBuilder& builder) {
   }
 }
 
-// Calls fn(reader) with a reader of the next message on the pipe.
+// Calls fn(reader, words) with a reader of the next message on the pipe and the frame's
+// size in words, once FrameCheck has accepted its length. Packed: what PackedMessageReader
+// is (an InputStreamMessageReader over a PackedInputStream), with the check between them.
 template <bool kPacked, typename Fn>
 void readFrom(PipeInput<kPacked>& in, kj::ArrayPtr<word> scratch, Fn&& fn) {
   if constexpr (kPacked) {
-    capnp::PackedMessageReader reader(in.buffered, capnp::ReaderOptions(), scratch);
-    fn(reader);
+    capnp::_::PackedInputStream unpacked(in.buffered);
+    FrameCheck frame(unpacked);
+    capnp::InputStreamMessageReader reader(frame, readerOptions(), scratch);
+    fn(reader, frame.words());
   } else {
-    capnp::InputStreamMessageReader reader(in.raw, capnp::ReaderOptions(), scratch);
-    fn(reader);
+    FrameCheck frame(in.raw);
+    capnp::InputStreamMessageReader reader(frame, readerOptions(), scratch);
+    fn(reader, frame.words());
   }
 }
 
@@ -376,12 +473,12 @@ template <bool kPacked, typename Fn>
 void readArray(kj::ArrayPtr<byte> bytes, kj::ArrayPtr<word> scratch, Fn&& fn) {
   if constexpr (kPacked) {
     kj::ArrayInputStream input(bytes);
-    capnp::PackedMessageReader reader(input, capnp::ReaderOptions(), scratch);
+    capnp::PackedMessageReader reader(input, readerOptions(), scratch);
     fn(reader);
   } else {
     (void)scratch;
     capnp::FlatArrayMessageReader reader(kj::arrayPtr(
-        reinterpret_cast<const word*>(bytes.begin()), bytes.size() / sizeof(word)));
+        reinterpret_cast<const word*>(bytes.begin()), bytes.size() / sizeof(word)), readerOptions());
     fn(reader);
   }
 }
@@ -404,7 +501,7 @@ class Capnp {
     Expectation expected = Case::setup(request);
     B responseMessage(s2_);
     auto response = responseMessage.template initRoot<Response>();
-    Case::handle(request.asReader(), response);
+    Case::handle(request.asReader(), response, kOwnMessage);
     return {Case::term(expected), Case::term(Case::answer(response.asReader())), 0};
   }
 
@@ -422,7 +519,7 @@ class Capnp {
                        [&](capnp::MessageReader& requestReader) {
       B responseBuilder(s4_);
       Case::handle(requestReader.getRoot<Request>(),
-                   responseBuilder.template initRoot<Response>());
+                   responseBuilder.template initRoot<Response>(), kOwnMessage);
       kj::ArrayOutputStream responseOut(s5_.bytes());
       writeTo<kPacked>(responseOut, responseBuilder);
       e.bytes += responseOut.getArray().size();
@@ -443,7 +540,8 @@ class Capnp {
 
   bool receive(Conn& conn, uint64_t& answer, bool endOk) {
     if (endOk && conn.in.atCleanEnd()) return false;
-    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
+    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_),
+                      [&](capnp::MessageReader& reader, uint64_t) {
       answer = Case::term(Case::answer(reader.getRoot<Response>()));
     });
     return true;
@@ -452,8 +550,10 @@ class Capnp {
   bool serveOne(Conn& conn) {
     if (conn.in.atCleanEnd()) return false;
     B builder(s1_);
-    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_), [&](capnp::MessageReader& reader) {
-      Case::handle(reader.getRoot<Request>(), builder.template initRoot<Response>());
+    readFrom<kPacked>(conn.in, readerScratch<kReuse>(s2_),
+                      [&](capnp::MessageReader& reader, uint64_t words) {
+      Case::handle(reader.getRoot<Request>(), builder.template initRoot<Response>(),
+                   static_cast<size_t>(words));
       writeTo<kPacked>(conn.out, builder);
     });
     return true;

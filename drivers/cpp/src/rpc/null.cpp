@@ -45,6 +45,7 @@
 
 #include "../common.h"
 #include "../io.h"
+#include "../decode_limits.h"
 #include "cases.h"
 #include "loops.h"
 
@@ -591,7 +592,8 @@ struct EvaluationResult {
   int32_t value;
 };
 
-constexpr int kMaxDepth = 64;  // the generator never nests deeper than 9
+// Expression nesting (the generator never nests deeper than 9): decodeAt and evaluate recurse.
+constexpr int kMaxDepth = limits::kMaxNestingDepth;
 
 struct Eval {
   using Request = Expression;
@@ -692,7 +694,7 @@ struct Eval {
 
 // ---- framing ---------------------------------------------------------------------------
 
-constexpr uint32_t kMaxMessageBytes = 64u << 20;
+constexpr uint64_t kMaxMessageBytes = limits::kMaxFrameBytes;
 
 // A pipe in the null framing (a u32 size prefix per message), counted at the fds. The
 // reading side and the writing side are each used by one thread in pipe-async, so they do
@@ -729,7 +731,8 @@ uint64_t receiveMessage(int fd, M& m, Buffer<kReuse>& buffer, P& pool, bool endO
     fail("null: unexpected end of file before a response");
   }
   if (size > kMaxMessageBytes) {
-    fail("null: corrupt stream: message size " + std::to_string(size) + " is over the limit");
+    fail("null: message of " + std::to_string(size) + " bytes refused: over the limit of " +
+         std::to_string(kMaxMessageBytes) + " bytes");
   }
   uint8_t* p = buffer.get(size);
   if (size > 0 && !readExact(fd, p, size, "null message")) {

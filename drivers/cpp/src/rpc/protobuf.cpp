@@ -7,6 +7,8 @@
 //    message preceded by its size as a varint (the delimited framing), flushed per message.
 //    Bytes counted include the varint (the reference programs count the message only).
 //  - compression: none only (the reference's "packed" protobuf is the same as none).
+//  - limits (src/decode_limits.h): a size prefix over kMaxFrameBytes is refused, naming it, before
+//    anything is parsed; the parser's recursion limit is set explicitly.
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "../common.h"
+#include "../decode_limits.h"
 #include "carsales.pb.h"
 #include "cases.h"
 #include "catrank.pb.h"
@@ -305,11 +308,18 @@ bool atCleanEnd(pio::FileInputStream* raw) {
 // Fails unless the varint is whole and the message parses and fills exactly its size.
 uint64_t readDelimited(pio::FileInputStream* raw, google::protobuf::MessageLite* message) {
   pio::CodedInputStream in(raw);
-  uint32_t size;
-  if (!in.ReadVarint32(&size)) {
+  in.SetRecursionLimit(limits::kProtobufRecursionLimit);
+  uint64_t prefix;  // read whole (a 32-bit read would drop high bits of a longer varint)
+  if (!in.ReadVarint64(&prefix)) {
     if (raw->GetErrno() != 0) fail(std::string("read failed: ") + std::strerror(raw->GetErrno()));
     fail("corrupt or truncated protobuf stream: no whole size prefix");
   }
+  if (prefix > limits::kMaxFrameBytes) {
+    fail("protobuf: message of " + std::to_string(prefix) +
+         " bytes refused: over the limit of " + std::to_string(limits::kMaxFrameBytes) +
+         " bytes");
+  }
+  uint32_t size = static_cast<uint32_t>(prefix);
   auto limit = in.PushLimit(static_cast<int>(size));
   if (!message->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     fail("corrupt protobuf message of " + std::to_string(size) + " bytes");
