@@ -155,15 +155,17 @@ class Queue(Suite):
             raise ResultError("malformed result: no warm-up count")
         entries = 1 if case == "bulk" else n
         want = expected_checks(n, warmup, runs)
-        if r.get("check") != want:
-            got = r.get("check")
+        got = r.get("check")
+        if not isinstance(got, list):
+            raise ResultError(f"malformed result: 'check' must list the tailer's {runs} sums")
+        if got != want:
             bad = next(
-                (i for i, (a, b) in enumerate(zip(got or [], want, strict=False)) if a != b), None
+                (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None
             )
             raise ResultError(
                 "wrong answers: the tailer's sums differ from the values written"
                 + (f" (run {bad}: {got[bad]}, expected {want[bad]})" if bad is not None else "")
-                + (f"; {len(got or [])} sums for {runs} runs" if len(got or []) != runs else "")
+                + (f"; {len(got)} sums for {runs} runs" if len(got) != runs else "")
             )
         if r.get("entries_checked") != (warmup + runs) * entries:
             raise ResultError(
