@@ -8,7 +8,7 @@ WIREBENCH = $(UV) run wirebench
 # Seconds make bench may run, adaptive rounds included: `make bench BUDGET=1500` narrows more.
 BUDGET ?= 810
 
-.PHONY: setup build bench bench-full bench-standard test test-drivers test-harness lint
+.PHONY: setup build bench bench-full bench-standard test test-drivers test-fuzz test-harness lint
 
 setup:
 	scripts/setup.sh
@@ -29,7 +29,7 @@ bench-full: build
 bench-standard: build
 	$(WIREBENCH) run --profile standard
 
-test: build test-drivers test-harness
+test: build test-drivers test-fuzz test-harness
 
 test-drivers:
 	ctest --test-dir drivers/cpp/build --output-on-failure -j2
@@ -42,6 +42,18 @@ test-drivers:
 	go -C drivers/go vet ./...
 	go -C drivers/go test ./...
 	mvn -q -B -f drivers/java/pom.xml test
+
+# A few seconds of each decoder's fuzzer, from its committed corpus (docs/robustness.md):
+# libFuzzer (C++, an ASan+UBSan build of its own), go test -fuzz, cargo fuzz. Java's run
+# inside mvn test. Longer: FUZZ_SECONDS=60.
+FUZZ_SECONDS ?= 3
+test-fuzz:
+	cmake -S drivers/cpp -B drivers/cpp/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DWIREBENCH_FUZZ=ON \
+	  -DWB_FUZZ_SECONDS=$(FUZZ_SECONDS) "-DWB_SUITES=rpc;codec"
+	cmake --build drivers/cpp/build-fuzz -j2
+	ctest --test-dir drivers/cpp/build-fuzz --output-on-failure
+	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Every driver is built by then: a test of a missing one fails instead of skipping.
 test-harness: lint
