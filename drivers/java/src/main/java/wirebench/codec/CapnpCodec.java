@@ -36,7 +36,16 @@ final class CapnpCodec implements Codec<MessageBuilder> {
       LogCapnp.OriginProtocol.values();
   private static final LogCapnp.Country[] COUNTRIES = LogCapnp.Country.values();
   private static final LogCapnp.CacheStatus[] CACHE_STATUSES = LogCapnp.CacheStatus.values();
-  private static final ReaderOptions OPTIONS = ReaderOptions.DEFAULT_READER_OPTIONS;
+  /** Why: one policy for every driver (fuzz/README.md): a reader traverses at most 64 MiB
+   *  (8 Mi words), so a hostile message cannot amplify a small input into endless reads; the
+   *  runtime's default, set explicitly. */
+  static final long TRAVERSAL_LIMIT_WORDS = 8L << 20;
+
+  /** Why: hostile pointer nesting ends in an error, not a stack overflow (the policy's 64). */
+  static final int NESTING_LIMIT = 64;
+
+  private static final ReaderOptions OPTIONS =
+      new ReaderOptions(TRAVERSAL_LIMIT_WORDS, NESTING_LIMIT);
 
   private final boolean batch;
   private final boolean reuse;
@@ -164,14 +173,29 @@ final class CapnpCodec implements Codec<MessageBuilder> {
     return r;
   }
 
-  private Object copy(MessageReader m) {
+  /**
+   * The batch's record count, refused if larger than the message's words: capnp-java charges a
+   * list's words to the traversal limit, so a list of zero-sized structs (one pointer word)
+   * could claim 2^29 records for nothing (2 GB allocated for a 1250-byte input, found by
+   * fuzzing; fuzz/README.md). Every honest record takes words of its own.
+   */
+  private static int elements(int n, long words) {
+    if (n > words) {
+      throw new org.capnproto.DecodeException(
+          "a list of " + n + " records in a message of " + words + " words");
+    }
+    return n;
+  }
+
+  private Object copy(MessageReader m, long words) {
     if (!batch) {
       return copy(m.getRoot(LogCapnp.Log.factory));
     }
     StructList.Reader<LogCapnp.Log.Reader> list = m.getRoot(LogsCapnp.Logs.factory).getLogs();
     Logs logs = new Logs();
-    logs.logs = new ArrayList<>(list.size());
-    for (int i = 0, n = list.size(); i < n; ++i) {
+    int n = elements(list.size(), words);
+    logs.logs = new ArrayList<>(n);
+    for (int i = 0; i < n; ++i) {
       logs.logs.add(copy(list.get(i)));
     }
     return logs;
@@ -179,7 +203,7 @@ final class CapnpCodec implements Codec<MessageBuilder> {
 
   @Override
   public long deserializeOnce(byte[] in, int len) throws IOException {
-    Object root = copy(read(in, len));
+    Object root = copy(read(in, len), len / 8);
     last = root;
     return root instanceof Logs ? Records.fold(((Logs) root).logs) : Records.fold((Log) root);
   }
@@ -194,7 +218,8 @@ final class CapnpCodec implements Codec<MessageBuilder> {
     ByteBuffer b = ByteBuffer.allocate((int) Serialize.computeSerializedSizeInWords(form) * 8);
     try {
       Serialize.write(new ArrayOutputStream(b), form);
-      return PlainCodec.list(copy(Serialize.read(b, OPTIONS))); // b is exactly the message
+      // b is exactly the message
+      return PlainCodec.list(copy(Serialize.read(b, OPTIONS), b.capacity() / 8));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
@@ -228,7 +253,7 @@ final class CapnpCodec implements Codec<MessageBuilder> {
     }
     StructList.Reader<LogCapnp.Log.Reader> list = m.getRoot(LogsCapnp.Logs.factory).getLogs();
     long sum = 0;
-    for (int i = 0, n = list.size(); i < n; ++i) {
+    for (int i = 0, n = elements(list.size(), len / 8); i < n; ++i) {
       sum += fold(list.get(i));
     }
     return sum;

@@ -140,13 +140,29 @@ final class FlatbuffersCodec implements Codec<FlatBufferBuilder> {
     return r;
   }
 
+  /**
+   * The batch's record count, refused if the buffer cannot hold that many 4-byte offsets:
+   * flatbuffers-java has no verifier, and the list was sized from it (a count of 2^31 was an
+   * OutOfMemoryError, found by fuzzing; fuzz/README.md). Every other read is bounds-checked by
+   * the ByteBuffer (an IndexOutOfBoundsException, an error of the loops).
+   */
+  private static int logsLength(Logs m, ByteBuffer bb) {
+    int n = m.logsLength();
+    if (n < 0 || (long) n * 4 > bb.limit()) {
+      throw new IndexOutOfBoundsException(
+          "flatbuffers: a vector of " + Integer.toUnsignedString(n) + " offsets overruns the "
+              + bb.limit() + "-byte buffer");
+    }
+    return n;
+  }
+
   private Object copy(ByteBuffer bb) {
     if (!batch) {
       return copy(wirebench.flatbuffers.codec.Log.getRootAsLog(bb));
     }
     Logs m = Logs.getRootAsLogs(bb);
     wirebench.codec.Logs logs = new wirebench.codec.Logs();
-    int n = m.logsLength();
+    int n = logsLength(m, bb);
     logs.logs = new ArrayList<>(n);
     for (int i = 0; i < n; ++i) {
       logs.logs.add(copy(m.logs(i)));
@@ -206,7 +222,7 @@ final class FlatbuffersCodec implements Codec<FlatBufferBuilder> {
     }
     Logs m = Logs.getRootAsLogs(bb);
     long sum = 0;
-    for (int i = 0, n = m.logsLength(); i < n; ++i) {
+    for (int i = 0, n = logsLength(m, bb); i < n; ++i) {
       sum += fold(m.logs(log, i), view);
     }
     return sum;

@@ -1,5 +1,6 @@
 package wirebench.codec;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
@@ -114,14 +115,28 @@ final class ProtobufCodec implements Codec<Message> {
         + Records.fold(r.getRayId());
   }
 
+  /** Why: hostile nesting (unknown groups) must end in an error, not a stack overflow; one
+   *  policy for every driver (fuzz/README.md), protobuf's own default set explicitly. */
+  static final int RECURSION_LIMIT = 100;
+
+  /** A coded stream over the bytes, with the recursion limit (what parseFrom(byte[]) makes). */
+  private static CodedInputStream coded(byte[] in, int len) {
+    CodedInputStream c = CodedInputStream.newInstance(in, 0, len);
+    c.setRecursionLimit(RECURSION_LIMIT);
+    return c;
+  }
+
   @Override
   public long deserializeOnce(byte[] in, int len) throws InvalidProtocolBufferException {
+    CodedInputStream c = coded(in, len);
     if (!batch) {
-      LogOuterClass.Log r = LogOuterClass.Log.parser().parseFrom(in, 0, len);
+      LogOuterClass.Log r = LogOuterClass.Log.parser().parseFrom(c);
+      c.checkLastTagWas(0);
       last = r;
       return fold(r);
     }
-    Logs m = Logs.parser().parseFrom(in, 0, len);
+    Logs m = Logs.parser().parseFrom(c);
+    c.checkLastTagWas(0);
     last = m;
     long sum = 0;
     for (int i = 0, n = m.getLogsCount(); i < n; ++i) {

@@ -40,8 +40,9 @@ import wirebench.capnp.EvalCapnp;
  *       has no reader scratch (Serialize.read allocates every segment), so {@link
  *       #readInto} reads the segment table and the segments itself, then wraps the buffer
  *       in a MessageReader. no-reuse: a fresh allocator per message that sizes segments
- *       like C++'s default MallocMessageBuilder ({@link MallocLike}), and the runtime's
- *       allocating Serialize.read / SerializePacked.read.
+ *       like C++'s default MallocMessageBuilder ({@link MallocLike}), and a fresh buffer per
+ *       message read, as the runtime's Serialize.read allocates, through {@link #readInto}
+ *       (its segment-table checks), or Serialize.read(ByteBuffer) on bytes already in memory.
  *   <li>bytes: messages go through a kept 1 MiB byte buffer (in both reuse modes, as in the
  *       C++ driver), read back with Serialize.read(ByteBuffer) (segments are slices of the
  *       buffer, no copy, like FlatArrayMessageReader) or through a PackedInputStream.
@@ -70,6 +71,25 @@ final class CapnpRpc {
     }
 
     abstract long setup(Rng rng, QB request);
+
+    /** The words of the message being read, which its struct lists' elements are charged to. */
+    long budget;
+
+    /**
+     * A struct list's size, charged to the message read: capnp-java charges a list's words to
+     * the traversal limit, so a list of zero-sized structs (one pointer word) could claim 2^29
+     * elements for nothing, and the handlers loop over them and size arrays from them (an
+     * OutOfMemoryError, found by fuzzing; fuzz/README.md). C++'s reader charges every element
+     * a word at least; so does this: an honest message has a word for each.
+     */
+    final int elements(int n) {
+      budget -= n;
+      if (budget < 0) {
+        throw new org.capnproto.DecodeException(
+            "a list of " + n + " elements: more elements than the message has words");
+      }
+      return n;
+    }
 
     abstract void handle(QR request, SB response) throws Failure;
 
@@ -105,10 +125,10 @@ final class CapnpRpc {
         car.getCupHolders() & 0xff);
   }
 
-  static long carValue(CarsalesCapnp.Car.Reader car) {
+  static long carValue(CarsalesCapnp.Car.Reader car, Case<?, ?, ?, ?> c) {
     StructList.Reader<CarsalesCapnp.Wheel.Reader> wheels = car.getWheels();
     int wheelSum = 0;
-    for (int i = 0, n = wheels.size(); i < n; ++i) {
+    for (int i = 0, n = c.elements(wheels.size()); i < n; ++i) {
       CarsalesCapnp.Wheel.Reader w = wheels.get(i);
       wheelSum += Cases.wheelValue(w.getDiameter() & 0xffff, w.getSnowTires());
     }
@@ -192,8 +212,8 @@ final class CapnpRpc {
     void handle(CarsalesCapnp.ParkingLot.Reader request, CarsalesCapnp.TotalValue.Builder resp) {
       StructList.Reader<CarsalesCapnp.Car.Reader> cars = request.getCars();
       long total = 0;
-      for (int i = 0, n = cars.size(); i < n; ++i) {
-        total += carValue(cars.get(i));
+      for (int i = 0, n = elements(cars.size()); i < n; ++i) {
+        total += carValue(cars.get(i), this);
       }
       resp.setAmount(total);
     }
@@ -269,7 +289,7 @@ final class CapnpRpc {
         CatrankCapnp.SearchResultList.Reader request,
         CatrankCapnp.SearchResultList.Builder response) {
       StructList.Reader<CatrankCapnp.SearchResult.Reader> results = request.getResults();
-      int n = results.size();
+      int n = elements(results.size());
       if (scores.length < n) {
         scores = new double[n];
         order = new int[n];
@@ -301,7 +321,7 @@ final class CapnpRpc {
     long answer(CatrankCapnp.SearchResultList.Reader response) {
       StructList.Reader<CatrankCapnp.SearchResult.Reader> results = response.getResults();
       long good = 0;
-      for (int i = 0, n = results.size(); i < n; ++i) {
+      for (int i = 0, n = elements(results.size()); i < n; ++i) {
         if (results.get(i).getScore() > 1001) {
           ++good;
         } else {
@@ -424,25 +444,43 @@ final class CapnpRpc {
   static final Allocator OVERFLOW =
       minimumBytes -> ByteBuffer.allocate(Math.max(minimumBytes, SCRATCH_WORDS * 8));
 
-  private static final ReaderOptions OPTIONS = ReaderOptions.DEFAULT_READER_OPTIONS;
+  /** Why: one policy for every driver (fuzz/README.md): a message over 64 MiB (8 Mi words) is
+   *  refused from its segment table, before anything of it is allocated or read; the same
+   *  number bounds the words a reader may traverse (the runtime's default, set explicitly). */
+  static final long TRAVERSAL_LIMIT_WORDS = 8L << 20;
+
+  /** Why: hostile pointer nesting ends in an error, not a stack overflow (the policy's 64). */
+  static final int NESTING_LIMIT = 64;
+
+  /** Why: the segment table of an honest message is small; C++'s reader refuses over 512 too. */
+  static final int MAX_SEGMENTS = 512;
+
+  static final ReaderOptions OPTIONS = new ReaderOptions(TRAVERSAL_LIMIT_WORDS, NESTING_LIMIT);
 
   /**
    * Reads one message (standard framing) from `in` into `scratch`: the segment table, then
-   * every segment into the one buffer, sliced. A message larger than the scratch gets a
-   * fresh buffer of its size.
+   * every segment into the one buffer, sliced. A message larger than the scratch, or every
+   * message when `scratch` is null (no reuse: the runtime's Serialize.read does the same), gets
+   * a fresh buffer of its size. The table is checked before anything is allocated: 1 to
+   * MAX_SEGMENTS segments of at most TRAVERSAL_LIMIT_WORDS words in all.
    */
-  static MessageReader readInto(ReadableByteChannel in, ByteBuffer scratch) throws IOException {
-    ByteBuffer head = scratch.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+  static MessageReader readInto(ReadableByteChannel in, ByteBuffer scratch, Case<?, ?, ?, ?> c)
+      throws IOException {
+    ByteBuffer head =
+        (scratch != null ? scratch.duplicate() : ByteBuffer.allocate(8))
+            .order(ByteOrder.LITTLE_ENDIAN);
     head.clear().limit(8);
     Serialize.fillBuffer(head, in);
-    int segments = head.getInt(0) + 1;
-    if (segments <= 0 || segments > 512) {
-      throw new org.capnproto.DecodeException("segment count must be between 1 and 512");
+    long segments = (head.getInt(0) & 0xffffffffL) + 1;
+    if (segments > MAX_SEGMENTS) {
+      throw new org.capnproto.DecodeException(
+          "segment table of " + segments + " segments: the limit is " + MAX_SEGMENTS);
     }
-    int[] sizes = new int[segments];
+    int[] sizes = new int[(int) segments];
     sizes[0] = head.getInt(4);
     if (segments > 1) {
-      ByteBuffer more = ByteBuffer.allocate(4 * (segments & ~1)).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer more =
+          ByteBuffer.allocate(4 * ((int) segments & ~1)).order(ByteOrder.LITTLE_ENDIAN);
       Serialize.fillBuffer(more, in);
       for (int i = 1; i < segments; ++i) {
         sizes[i] = more.getInt(4 * (i - 1));
@@ -450,27 +488,27 @@ final class CapnpRpc {
     }
     long words = 0;
     for (int s : sizes) {
-      if (s < 0) {
-        throw new org.capnproto.DecodeException("segment of more than 2^31 words");
-      }
-      words += s;
+      words += s & 0xffffffffL;
     }
-    if (words > OPTIONS.traversalLimitInWords) {
-      throw new org.capnproto.DecodeException("message size exceeds the traversal limit");
+    if (words > TRAVERSAL_LIMIT_WORDS) {
+      throw new org.capnproto.DecodeException(
+          "message of " + words * 8 + " bytes (" + words + " words): the limit is "
+              + TRAVERSAL_LIMIT_WORDS * 8 + " bytes");
     }
     ByteBuffer data =
-        words <= SCRATCH_WORDS
+        scratch != null && words <= SCRATCH_WORDS
             ? scratch.duplicate()
             : ByteBuffer.allocate((int) words * 8);
     data.order(ByteOrder.LITTLE_ENDIAN).clear().limit((int) words * 8);
     Serialize.fillBuffer(data, in);
-    ByteBuffer[] slices = new ByteBuffer[segments];
+    ByteBuffer[] slices = new ByteBuffer[(int) segments];
     int at = 0;
     for (int i = 0; i < segments; ++i) {
       data.limit(at + sizes[i] * 8).position(at);
       slices[i] = data.slice().order(ByteOrder.LITTLE_ENDIAN);
       at += sizes[i] * 8;
     }
+    c.budget = words;
     return new MessageReader(slices, OPTIONS);
   }
 
@@ -693,21 +731,22 @@ final class CapnpRpc {
       ByteBuffer view = buf.duplicate();
       view.clear().limit(n);
       if (!packed) {
+        c.budget = n / 8;
         return Serialize.read(view, OPTIONS);
       }
-      ArrayInputStream input = new ArrayInputStream(view);
-      return reuse ? readInto(new PackedInputStream(input), scratch) : SerializePacked.read(input);
+      return readInto(new PackedInputStream(new ArrayInputStream(view)), reuse ? scratch : null, c);
     }
 
     private MessageReader readStream(CapnpIn input, ByteBuffer scratch) throws IOException {
-      if (reuse) {
-        return readInto(packed ? new PackedInputStream(input) : input, scratch);
-      }
-      return packed ? SerializePacked.read(input, OPTIONS) : Serialize.read(input, OPTIONS);
+      // Without reuse a fresh buffer per message, as the runtime's Serialize.read allocates;
+      // through readInto all the same, for its checks of the segment table (MAX_SEGMENTS,
+      // TRAVERSAL_LIMIT_WORDS) with errors that name the sizes.
+      return readInto(packed ? new PackedInputStream(input) : input, reuse ? scratch : null, c);
     }
 
     @Override
     public long objectOnce(Rng rng) throws Failure {
+      c.budget = Long.MAX_VALUE; // the driver's own builders, not a message read
       try {
         MessageBuilder rq = builder(s1);
         QB request = rq.initRoot(c.req);

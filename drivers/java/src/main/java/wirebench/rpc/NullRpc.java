@@ -630,7 +630,10 @@ final class NullRpc {
     int right;
   }
 
-  private static final int MAX_DEPTH = 64; // the generator never nests deeper than 9
+  /** Why: the null format's only recursion (eval's expressions, decoded and evaluated
+   *  recursively) is bounded like Cap'n Proto's nesting limit, so that hostile nesting is an
+   *  error, not a stack overflow; the generator never nests deeper than 9. */
+  static final int MAX_DEPTH = 64;
 
   /** An expression tree: nodes in pre-order, the root at index 0. */
   static final class Expression implements Msg {
@@ -766,7 +769,9 @@ final class NullRpc {
 
   // ---- framing --------------------------------------------------------------------------
 
-  private static final long MAX_MESSAGE_BYTES = 64 << 20;
+  /** Why: one policy for every driver (fuzz/README.md): a frame whose u32 count says more
+   *  than 64 MiB is refused before its buffer is allocated or anything of it read. */
+  static final long MAX_MESSAGE_BYTES = 64 << 20;
 
   /** Encodes `m` into `w` (cleared); returns its size. */
   private static int encode(Msg m, W w) {
@@ -820,7 +825,9 @@ final class NullRpc {
     }
     long size = Cases.u32((int) I32.get(buf.a, 0));
     if (size > MAX_MESSAGE_BYTES) {
-      throw new Failure("null: corrupt stream: message size " + size + " is over the limit");
+      throw new Failure(
+          "null: corrupt stream: message size " + size + " bytes is over the limit of "
+              + MAX_MESSAGE_BYTES + " bytes");
     }
     int n = (int) size;
     if (buf.a.length < n) {

@@ -374,7 +374,11 @@ final class ProtobufRpc {
       } else {
         throw new Failure("eval: expression without a right operand");
       }
-      return Cases.apply(e.getOp().getNumber(), l, r);
+      int op = e.getOp().getNumber();
+      if (op < 0 || op >= Cases.OPS) {
+        throw new Failure("eval: unknown operation " + op);
+      }
+      return Cases.apply(op, l, r);
     }
 
     @Override
@@ -396,7 +400,13 @@ final class ProtobufRpc {
 
   // ---- the cell -------------------------------------------------------------------------
 
-  private static final int MAX_MESSAGE_BYTES = 64 << 20;
+  /** Why: one policy for every driver (fuzz/README.md): a frame over 64 MiB is refused before
+   *  it is read or allocated, whatever its size prefix says. */
+  static final int MAX_MESSAGE_BYTES = 64 << 20;
+
+  /** Why: hostile nesting (unknown groups, nested messages) must end in an error, not a stack
+   *  overflow; protobuf's own default, set explicitly so that no library change moves it. */
+  static final int RECURSION_LIMIT = 100;
 
   /** Writes delimited messages: a kept coded stream (reuse) or writeDelimitedTo. */
   private static final class Writer {
@@ -422,8 +432,13 @@ final class ProtobufRpc {
     }
   }
 
-  /** Reads delimited messages: into a kept Builder through a kept coded stream (reuse), or
-   *  with the parser's parsePartialDelimitedFrom (no-reuse). */
+  /**
+   * Reads delimited messages: into a kept Builder through a kept coded stream (reuse), or into a
+   * fresh message through a fresh coded stream over the message's bytes (no-reuse; what the
+   * parser's parsePartialDelimitedFrom does, with the limits below set explicitly). Both read the
+   * varint size prefix themselves and refuse a size over {@link #MAX_MESSAGE_BYTES} before
+   * reading or allocating anything of the message.
+   */
   private static final class Reader {
     private final boolean reuse;
     private final CodedInputStream coded;
@@ -432,6 +447,10 @@ final class ProtobufRpc {
     Reader(InputStream in, boolean reuse) {
       this.reuse = reuse;
       coded = reuse ? CodedInputStream.newInstance(in, Io.BUFFER_BYTES) : null;
+      if (coded != null) {
+        coded.setRecursionLimit(RECURSION_LIMIT);
+        coded.setSizeLimit(MAX_MESSAGE_BYTES + 10); // the prefix and one message
+      }
       buffered = reuse ? null : new BufferedInputStream(in, Io.BUFFER_BYTES);
     }
 
@@ -439,15 +458,24 @@ final class ProtobufRpc {
     <O extends MessageOrBuilder> O next(Message.Builder kept, Parser<? extends O> parser)
         throws IOException, Failure {
       if (!reuse) {
-        return parser.parsePartialDelimitedFrom(buffered);
+        int first = buffered.read();
+        if (first < 0) {
+          return null;
+        }
+        int size = checkedSize(CodedInputStream.readRawVarint32(first, buffered));
+        CodedInputStream message = CodedInputStream.newInstance(new Bounded(buffered, size));
+        message.setRecursionLimit(RECURSION_LIMIT);
+        O o = parser.parsePartialFrom(message);
+        message.checkLastTagWas(0);
+        if (message.getTotalBytesRead() != size) {
+          throw new Failure("protobuf: truncated message of " + size + " bytes");
+        }
+        return o;
       }
       if (coded.isAtEnd()) {
         return null;
       }
-      int size = coded.readRawVarint32();
-      if (size < 0 || size > MAX_MESSAGE_BYTES) {
-        throw new Failure("corrupt protobuf stream: message size " + size + " is over the limit");
-      }
+      int size = checkedSize(coded.readRawVarint32());
       int old = coded.pushLimit(size);
       kept.clear();
       kept.mergeFrom(coded);
@@ -459,6 +487,56 @@ final class ProtobufRpc {
       @SuppressWarnings("unchecked")
       O o = (O) kept;
       return o;
+    }
+  }
+
+  /** A size prefix, refused (naming it and the limit) if it is over MAX_MESSAGE_BYTES. */
+  private static int checkedSize(int size) throws Failure {
+    if (size < 0 || size > MAX_MESSAGE_BYTES) {
+      throw new Failure(
+          "corrupt protobuf stream: message size " + Integer.toUnsignedString(size)
+              + " bytes is over the limit of " + MAX_MESSAGE_BYTES + " bytes");
+    }
+    return size;
+  }
+
+  /** At most `left` bytes of `in`: one delimited message's (as protobuf's own reader bounds it). */
+  private static final class Bounded extends InputStream {
+    private final InputStream in;
+    private int left;
+
+    Bounded(InputStream in, int left) {
+      this.in = in;
+      this.left = left;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (left == 0) {
+        return -1;
+      }
+      int b = in.read();
+      if (b >= 0) {
+        --left;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (left == 0) {
+        return -1;
+      }
+      int n = in.read(b, off, Math.min(len, left));
+      if (n > 0) {
+        left -= n;
+      }
+      return n;
+    }
+
+    @Override
+    public int available() throws IOException {
+      return Math.min(in.available(), left);
     }
   }
 
@@ -586,7 +664,9 @@ final class ProtobufRpc {
 
         SO cresp = parse(rsb, m, clientResponse, c.responseParser());
         return Cases.verified(expected, c.answer(cresp));
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
+        // protobuf-java's parser lets some corrupt input through as runtime exceptions
+        // (IndexOutOfBoundsException from its unknown-field parsing, found by fuzzing).
         throw Failure.of("protobuf", e);
       }
     }
@@ -604,7 +684,9 @@ final class ProtobufRpc {
         posted.post(expected);
         conn.out.send(built(request, reuse));
         return expected;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
+        // protobuf-java's parser lets some corrupt input through as runtime exceptions
+        // (IndexOutOfBoundsException from its unknown-field parsing, found by fuzzing).
         throw Failure.of("protobuf", e);
       }
     }
@@ -617,7 +699,9 @@ final class ProtobufRpc {
           throw new Loops.EndOfStream();
         }
         return Cases.verified(expected, c.answer(response));
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
+        // protobuf-java's parser lets some corrupt input through as runtime exceptions
+        // (IndexOutOfBoundsException from its unknown-field parsing, found by fuzzing).
         throw Failure.of("protobuf", e);
       }
     }
@@ -633,7 +717,9 @@ final class ProtobufRpc {
         c.handle(request, response);
         conn.out.send(built(response, reuse));
         return true;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
+        // protobuf-java's parser lets some corrupt input through as runtime exceptions
+        // (IndexOutOfBoundsException from its unknown-field parsing, found by fuzzing).
         throw Failure.of("protobuf", e);
       }
     }
