@@ -3,16 +3,23 @@
 //! (`fresh`); `decode_from_slice` (owned) or `borrow_decode_from_slice` into the `&str`
 //! twin (borrowed). A message must be consumed exactly.
 
-use bincode::config::{self, Configuration};
+use bincode::config::{self, Configuration, Limit, LittleEndian, Varint};
 
 use super::plain::{fold_refs, to_logs, Plain};
 use super::records::{self, Case, Log, LogRef, Logs, LogsRef};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
+use crate::limits;
 
 pub const VERSION: &str = env!("WB_BINCODE_VERSION");
 
 const CONFIG: Configuration = config::standard();
+
+/// The same for decoding, with a limit on the bytes a message's lengths may claim: the
+/// standard configuration has none, and a string's length prefix alone sized an allocation
+/// (up to terabytes: found by fuzzing). The frame limit (limits.rs) is the policy.
+const DECODE: Configuration<LittleEndian, Varint, Limit<{ limits::MAX_FRAME_BYTES as usize }>> =
+    config::standard().with_limit();
 
 pub struct Bincode(Plain);
 
@@ -32,14 +39,14 @@ fn exact<T>((value, used): (T, usize), bytes: &[u8]) -> Res<T> {
 
 fn owned<T: bincode::Decode<()>>(bytes: &[u8]) -> Res<T> {
     exact(
-        bincode::decode_from_slice(bytes, CONFIG).map_err(err)?,
+        bincode::decode_from_slice(bytes, DECODE).map_err(err)?,
         bytes,
     )
 }
 
 fn borrowed<'a, T: bincode::BorrowDecode<'a, ()>>(bytes: &'a [u8]) -> Res<T> {
     exact(
-        bincode::borrow_decode_from_slice(bytes, CONFIG).map_err(err)?,
+        bincode::borrow_decode_from_slice(bytes, DECODE).map_err(err)?,
         bytes,
     )
 }

@@ -8,12 +8,13 @@
 //! borrowed `&str` into the input), access folds through the reader. capnp-rust has no
 //! public unchecked reader for a message's bytes, so there is no `unchecked` cell.
 
-use capnp::message::{self, HeapAllocator, ReaderOptions, ScratchSpaceHeapAllocator};
+use capnp::message::{self, HeapAllocator, ScratchSpaceHeapAllocator};
 use capnp::{serialize, Word};
 
 use super::records::{Case, Fold, Http, HttpRef, Log, LogRef, Origin, OriginRef};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
+use crate::limits;
 use crate::log_capnp::{self as lc, log};
 use crate::logs_capnp::logs;
 
@@ -106,7 +107,7 @@ impl Builder {
 #[inline(always)]
 fn each(case: &Case, bytes: &[u8], mut f: impl FnMut(log::Reader<'_>) -> Res<()>) -> Res<()> {
     let mut rest = bytes;
-    let m = serialize::read_message_from_flat_slice_no_alloc(&mut rest, ReaderOptions::new())?;
+    let m = serialize::read_message_from_flat_slice_no_alloc(&mut rest, limits::CAPNP_OPTIONS)?;
     if !rest.is_empty() {
         return Err(Failure(format!(
             "Cap'n Proto: {} bytes after the message",

@@ -337,8 +337,7 @@ pub trait Cell {
     fn encode(&self, case: &Case, v: Variant) -> Res<Vec<u8>>;
     /// `bytes` decoded by the variant (golden check).
     fn decode(&self, case: &Case, v: Variant, bytes: &[u8]) -> Res<Vec<Log>>;
-    /// One deserialize or access of `bytes` by the variant: its fold (tests).
-    #[cfg(test)]
+    /// One deserialize or access of `bytes` by the variant: its fold (tests, fuzzing).
     fn fold(&self, case: &Case, v: Variant, op: Op, bytes: &[u8]) -> Res<u64>;
 }
 
@@ -361,7 +360,6 @@ impl<C: Codec> Cell for Of<C> {
     fn decode(&self, case: &Case, v: Variant, bytes: &[u8]) -> Res<Vec<Log>> {
         C::new(v).decode(case, Aligned::from(bytes).bytes())
     }
-    #[cfg(test)]
     fn fold(&self, case: &Case, v: Variant, op: Op, bytes: &[u8]) -> Res<u64> {
         let mut lib = C::new(v);
         if op == Op::Access {

@@ -18,7 +18,7 @@
 use std::io::{BufRead, Write};
 use std::marker::PhantomData;
 
-use capnp::message::{self, Allocator, ReaderOptions, ScratchSpaceHeapAllocator};
+use capnp::message::{self, Allocator, ScratchSpaceHeapAllocator};
 use capnp::traits::Owned;
 use capnp::{serialize, serialize_packed, Word};
 
@@ -27,6 +27,7 @@ use crate::carsales_capnp as cs;
 use crate::catrank_capnp as cr;
 use crate::error::{Failure, Res};
 use crate::eval_capnp as ev;
+use crate::limits;
 use crate::rng::Rng;
 
 /// The capnp crate's version (Cargo.lock), for results' provenance.
@@ -34,7 +35,13 @@ pub const VERSION: &str = env!("WB_CAPNP_VERSION");
 
 impl From<capnp::Error> for Failure {
     fn from(e: capnp::Error) -> Self {
-        Failure(format!("Cap'n Proto: {e}"))
+        match e.kind {
+            // A segment table announcing more than the traversal limit (limits.rs).
+            capnp::ErrorKind::MessageTooLarge(words) => {
+                limits::frame_too_long("Cap'n Proto", (words as u64).saturating_mul(8))
+            }
+            _ => Failure(format!("Cap'n Proto: {e}")),
+        }
     }
 }
 impl From<capnp::NotInSchema> for Failure {
@@ -454,7 +461,7 @@ fn read_bytes<T: Owned, X>(
     scratch: Option<&mut [u8]>,
     f: impl for<'a> FnOnce(T::Reader<'a>) -> Res<X>,
 ) -> Res<X> {
-    let opts = ReaderOptions::new();
+    let opts = limits::CAPNP_OPTIONS;
     if packed {
         match scratch {
             Some(s) => {
@@ -483,7 +490,7 @@ fn read_stream<T: Owned, X, R: std::io::BufRead>(
     scratch: Option<&mut [u8]>,
     f: impl for<'a> FnOnce(T::Reader<'a>) -> Res<X>,
 ) -> Res<Option<X>> {
-    let opts = ReaderOptions::new();
+    let opts = limits::CAPNP_OPTIONS;
     Ok(match (packed, scratch) {
         (true, Some(s)) => match serialize_packed::try_read_message_no_alloc(r, s, opts)? {
             Some(m) => Some(f(m.get_root()?)?),

@@ -231,6 +231,8 @@ pub trait Cell {
     fn golden_write(&self, requests: &str, responses: &str, report: Report<'_>) -> Res<()>;
     /// Checks a pair of golden files (golden.rs).
     fn golden_check(&self, requests: &str, responses: &str, report: Report<'_>) -> Res<()>;
+    /// A server of the cell, for streams in memory (the fuzz targets, src/fuzz.rs).
+    fn server(&self) -> Box<dyn Server>;
     /// The digest term of each of the first `n` requests of a fresh generator in mode
     /// object or bytes, each response checked against its expectation (tests).
     #[cfg(test)]
@@ -253,6 +255,9 @@ impl<L: Library> Cell for Of<L> {
     }
     fn golden_check(&self, requests: &str, responses: &str, report: Report<'_>) -> Res<()> {
         golden::check_files::<L>(requests, responses, report)
+    }
+    fn server(&self) -> Box<dyn Server> {
+        Box::new(ServerOf(L::default()))
     }
     #[cfg(test)]
     fn answers(&self, mode: Mode, n: u64) -> Res<Vec<u64>> {
@@ -429,6 +434,25 @@ fn serve<L: Library>(
     }
     output.flush()?;
     Ok(())
+}
+
+/// A cell's server value, kept between streams: `serve` (the code of `--role server`) on a
+/// stream in memory, through the library's read buffer, the responses to a sink.
+pub trait Server: Send {
+    /// Serves every request of `input`; returns how many.
+    fn serve(&mut self, input: &[u8]) -> Res<u64>;
+}
+
+struct ServerOf<L>(L);
+
+impl<L: Library> Server for ServerOf<L> {
+    fn serve(&mut self, input: &[u8]) -> Res<u64> {
+        let mut input = BufReader::with_capacity(L::READ_BUFFER, input);
+        let mut output = BufWriter::with_capacity(L::WRITE_BUFFER, std::io::sink());
+        let mut requests = 0;
+        serve(&mut self.0, &mut input, &mut output, &mut requests)?;
+        Ok(requests)
+    }
 }
 
 // ---- samples and roles -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ use std::marker::PhantomData;
 
 use super::{cases, Cell, Library, Term};
 use crate::error::{Failure, Res};
+use crate::limits;
 use crate::rng::Rng;
 
 // ---- memory -----------------------------------------------------------------------------
@@ -573,8 +574,6 @@ pub struct EvaluationResult {
     value: i32,
 }
 
-const MAX_DEPTH: u32 = 64; // the generator never nests deeper than 9
-
 impl Expression {
     fn build(&mut self, rng: &mut Rng, depth: u32) -> (u32, i32) {
         let at = self.nodes.len as u32;
@@ -628,7 +627,8 @@ impl Expression {
     }
 
     fn decode_at(&mut self, r: &mut R<'_>, depth: u32) -> Res<u32> {
-        if depth > MAX_DEPTH {
+        // The generator never nests deeper than 9.
+        if depth > limits::NULL_NESTING_LIMIT {
             return Err(Failure::new(
                 "null: corrupt message: expression nested too deeply",
             ));
@@ -695,8 +695,6 @@ impl Case for Eval {
 
 // ---- framing ----------------------------------------------------------------------------
 
-const MAX_MESSAGE_BYTES: u32 = 64 << 20;
-
 /// Encodes a message into `buf` (cleared) and returns its size.
 fn encode<M: Msg>(m: &M, buf: &mut Vec<u8>) -> usize {
     buf.clear();
@@ -744,10 +742,8 @@ fn read_framed<M: Msg, Rd: Read>(r: &mut Rd, m: &mut M, buf: &mut Vec<u8>) -> Re
         got += n;
     }
     let size = u32::from_le_bytes(prefix);
-    if size > MAX_MESSAGE_BYTES {
-        return Err(Failure(format!(
-            "null: corrupt stream: message size {size} is over the limit"
-        )));
+    if u64::from(size) > limits::MAX_FRAME_BYTES {
+        return Err(limits::frame_too_long("null", u64::from(size)));
     }
     buf.clear();
     buf.resize(size as usize, 0);

@@ -16,6 +16,7 @@ use prost::Message;
 
 use super::{cases, Cell, Library, Term};
 use crate::error::{Failure, Res};
+use crate::limits;
 use crate::pb::carsales as cs;
 use crate::pb::catrank as cr;
 use crate::pb::eval as ev;
@@ -277,8 +278,6 @@ impl Case for Eval {
 
 // ---- framing ----------------------------------------------------------------------------
 
-const MAX_MESSAGE_BYTES: u64 = 64 << 20;
-
 /// Writes one delimited message (one write, then flush).
 fn write_delimited<M: Message, W: Write>(m: &M, buf: &mut Vec<u8>, w: &mut W) -> Res<()> {
     buf.clear();
@@ -316,10 +315,8 @@ fn read_delimited<R: BufRead>(r: &mut R, buf: &mut Vec<u8>) -> Res<bool> {
             return Err(Failure::new("corrupt protobuf stream: bad size prefix"));
         }
     }
-    if size > MAX_MESSAGE_BYTES {
-        return Err(Failure(format!(
-            "corrupt protobuf stream: message size {size} is over the limit"
-        )));
+    if size > limits::MAX_FRAME_BYTES {
+        return Err(limits::frame_too_long("protobuf", size));
     }
     buf.clear();
     buf.resize(size as usize, 0);
