@@ -48,12 +48,14 @@ test-drivers:
 # inside mvn test. Longer: FUZZ_SECONDS=60.
 FUZZ_SECONDS ?= 3
 test-fuzz:
+	scripts/setup-fuzz.sh
 	cmake -S drivers/cpp -B drivers/cpp/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DWIREBENCH_FUZZ=ON \
 	  -DWB_FUZZ_SECONDS=$(FUZZ_SECONDS) "-DWB_SUITES=rpc;codec"
 	cmake --build drivers/cpp/build-fuzz -j2
 	ctest --test-dir drivers/cpp/build-fuzz --output-on-failure
 	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS)
+	drivers/rust/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Every driver is built by then: a test of a missing one fails instead of skipping.
 test-harness: lint
