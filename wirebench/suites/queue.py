@@ -159,9 +159,7 @@ class Queue(Suite):
         if not isinstance(got, list):
             raise ResultError(f"malformed result: 'check' must list the tailer's {runs} sums")
         if got != want:
-            bad = next(
-                (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None
-            )
+            bad = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None)
             raise ResultError(
                 "wrong answers: the tailer's sums differ from the values written"
                 + (f" (run {bad}: {got[bad]}, expected {want[bad]})" if bad is not None else "")
