@@ -83,14 +83,15 @@ def _open_store(db: str, must_exist: bool = False, write: bool = False) -> Store
     file is refused for those, by name, and read through a copy by the others."""
     if must_exist and not is_url(db) and not Path(db).exists():
         _fail(f"no results database at {db}; `wirebench run` makes one")
-    if write and not writable(db):
+    can_write = writable(db)
+    if write and not can_write:
         _fail(
             f"the results database {db} is read-only here: this command stores results in "
             "it. Make it (and its folder) writable, or give --db another file; report, "
             "runs, compare and export read a read-only store."
         )
     try:
-        return Store(db, readonly=not writable(db))
+        return Store(db, readonly=not can_write)
     except StoreError as e:
         _fail(f"cannot use the results database: {e}")
     except Exception as e:  # sqlite3, psycopg and OSError alike: name the store

@@ -165,7 +165,7 @@ def judge(task: Task, result: dict, server: dict | None, identities=None) -> dic
             server_id = _identity(identities, task.server) or _claimed(server)
             protocol.check_server(server, server_id)
             suite.check_server(task, server, result)
-    except ResultError:
+    except ResultError:  # a ValueError itself: kept as the check worded it
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as e:
         raise ResultError(f"malformed result: {type(e).__name__}: {e}") from None
