@@ -12,6 +12,7 @@ APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-c
               libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev
               valgrind  # valgrind: `wirebench run --measure instructions`
               clang gdc ldc  # the readbytes suite's other compilers (C++ and D)
+              lld  # ld.lld: the native drivers' links and their layout variants (wirebench/drivers.py)
               libclang-rt-14-dev  # libFuzzer and the sanitizers: the C++ fuzz targets
               chromium chromium-driver  # the HTML report's test opens it in headless Chromium
               postgresql)  # `--db postgresql://...`: the store's tests start a real server

@@ -5,12 +5,23 @@ language can have several drivers (C++ by g++ and by clang++). DRIVERS is keyed 
 driver's name: the language for its primary driver, `LANG-TOOLCHAIN` for another.
 Adding a driver is one entry in DRIVERS. Everything else about it is learnt by asking it
 (`info`, `list`), following docs/protocol.md.
+
+A native build also has layout variants: K executables that differ only in code layout,
+made reproducibly from a seed, that benchmark rounds rotate over so that a ratio averages
+over where the linker happened to put hot code (Mytkowicz et al., "Producing wrong data
+without doing anything obviously wrong!", ASPLOS 2009). Variant 0 is the ordinary build;
+variant k >= 1 is variant 0's objects linked again with the sections in an order drawn
+from k: a link, never a recompile. Each build's `relink` (Relink and its subclasses below)
+is the one place that knows its language's recipe; the JVM has none (it places compiled
+code anew in every process).
 """
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -24,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APT_CPP = (
     "apt-get install -y cmake ninja-build g++ pkg-config capnproto libcapnp-dev "
     "protobuf-compiler libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev "
-    "libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev"
+    "libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev lld"
 )
 
 
@@ -42,6 +53,199 @@ BUILDS = ("stock", "tuned")
 DEFAULT_BUILD = "stock"
 
 
+def _variant_executable(executable: str, layout: int) -> str:
+    return executable if layout == 0 else f"{executable}.layout-{layout}"
+
+
+def _run(log, cmd) -> None:
+    """Runs one build command in the repository root (a callable(log): a step in Python);
+    its output's tail is the error."""
+    if callable(cmd):
+        try:
+            cmd(log)
+        except (RuntimeError, OSError) as e:
+            raise DriverError(str(e)) from e
+        return
+    log(f"$ {' '.join(cmd)}")
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
+        raise DriverError(tail)
+
+
+def _elf_linker(path: Path) -> str | None:
+    """The linker an executable's .comment names (lld writes "Linker: LLD 14.0.6"; gold
+    and Go's linker write none), or None."""
+    try:
+        out = subprocess.run(
+            ["readelf", "-p", ".comment", str(path)], capture_output=True, text=True
+        ).stdout
+    except OSError:
+        return None
+    found = re.search(r"Linker: ([^(\n]+)", out)
+    return found.group(1).strip() if found else None
+
+
+@cache
+def _gold_version() -> str:
+    try:
+        out = subprocess.run(["ld.gold", "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return "gold"
+    return out.splitlines()[0].strip() if out else "gold"
+
+
+@dataclass(frozen=True)
+class Relink:
+    """How a build makes its layout variants 1..n-1: variant 0's objects linked again with
+    a code layout drawn from the variant's number k. A subclass per build system; `steps`
+    are run like Build.commands, after variant 0's own build."""
+
+    linker: str = "lld"  # lld: --shuffle-sections=*=k; gold: --section-ordering-file
+
+    def steps(self, build: Build, n: int) -> tuple:
+        raise NotImplementedError
+
+    def cleanup(self, build: Build) -> tuple:
+        """Steps run after `steps`, even when one failed."""
+        return ()
+
+    def describe(self, exe: Path, k: int) -> str:
+        """How variant k (0: the ordinary build) was linked, for provenance."""
+        if self.linker == "gold":
+            # g++ and gdc with LTO: lld cannot link GCC's LTO objects (drivers/cpp/
+            # CMakeLists.txt, "Code layout").
+            if k == 0:
+                return f"linked by {_gold_version()} (GCC LTO), writing its map"
+            return (
+                f"relinked by {_gold_version()} (GCC LTO) with --section-ordering-file: "
+                f"variant 0's .text.* sections (its map) in an order drawn from seed {k}"
+            )
+        lld = _elf_linker(exe) or "lld"
+        if k == 0:
+            return f"linked by {lld}, sections in input order"
+        return f"relinked by {lld} with --shuffle-sections=*={k}"
+
+
+@dataclass(frozen=True)
+class CMakeRelink(Relink):
+    """drivers/cpp: the targets wirebench-cpp.layout-K, K < WB_LAYOUTS, link the objects of
+    wirebench-cpp; ninja keeps them current. WB_LAYOUTS only grows, so that no variant
+    file is left behind by a target that no longer exists."""
+
+    build_dir: str = ""
+
+    def steps(self, build: Build, n: int) -> tuple:
+        cache = ROOT / self.build_dir / "CMakeCache.txt"
+
+        def configure(log):
+            found = re.search(r"^WB_LAYOUTS:STRING=(\d+)$", cache.read_text(), re.M)
+            if found is None or int(found.group(1)) < n:
+                _run(log, ("cmake", "-S", "drivers/cpp", "-B", self.build_dir, f"-DWB_LAYOUTS={n}"))
+
+        targets = [Path(_variant_executable(build.executable, k)).name for k in range(1, n)]
+        return (configure, ("cmake", "--build", self.build_dir, "-j2", "--target", *targets))
+
+
+@dataclass(frozen=True)
+class MakeRelink(Relink):
+    """drivers/d: the Makefile's pattern rules <executable>.layout-K relink its object."""
+
+    def steps(self, build: Build, n: int) -> tuple:
+        rel = Path(build.executable).relative_to("drivers/d")
+        return (
+            ("make", "-C", "drivers/d", *(_variant_executable(str(rel), k) for k in range(1, n))),
+        )
+
+
+def _copy_if_changed(source: str, dest: str):
+    def copy(log):
+        src, dst = ROOT / source, ROOT / dest
+        if dst.is_file() and filecmp.cmp(src, dst, shallow=False):
+            return
+        log(f"copy {source} to {dest}")
+        tmp = dst.with_name(dst.name + ".tmp")
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+
+    return copy
+
+
+@dataclass(frozen=True)
+class CargoRelink(Relink):
+    """drivers/rust: `cargo rustc` of the binary with the seed as a link argument (rustc
+    emits a section per function on ELF, and links by lld: build.rs). Cargo keeps each
+    seed's binary apart in deps/ (the extra arguments are part of its hash), so the
+    library and the dependencies are not rebuilt and an unchanged variant is not relinked;
+    but it also copies each to the build's executable, which the build's own command then
+    restores (cargo copies the current binary again, with no link), failed or not. In the
+    tuned profile that crate's compile is the fat LTO of the whole program (~25 s here)."""
+
+    profile: tuple[str, ...] = ("--release",)
+
+    def steps(self, build: Build, n: int) -> tuple:
+        steps: list = []
+        for k in range(1, n):
+            steps.append(
+                (
+                    "cargo",
+                    "rustc",
+                    *self.profile,
+                    "--manifest-path",
+                    "drivers/rust/Cargo.toml",
+                    "--bin",
+                    "wirebench-rust",
+                    "--",
+                    "-C",
+                    f"link-arg=-Wl,--shuffle-sections=*={k}",
+                )
+            )
+            steps.append(
+                _copy_if_changed(build.executable, _variant_executable(build.executable, k))
+            )
+        return tuple(steps)
+
+    def cleanup(self, build: Build) -> tuple:
+        return build.commands
+
+    def describe(self, exe: Path, k: int) -> str:
+        text = super().describe(exe, k)
+        return text if k == 0 else f"{text} (cargo rustc, the binary crate only)"
+
+
+@dataclass(frozen=True)
+class GoRelink(Relink):
+    """drivers/go: Go's own linker lays functions out in an order drawn from
+    -randlayout=K (`go tool link -help`); the build cache has every package compiled, so
+    this is a link, and none when the variant is already the one `go build` would make."""
+
+    linker: str = "go"
+    pgo: bool = False  # the tuned build: its profile is bin/default.pgo
+
+    def steps(self, build: Build, n: int) -> tuple:
+        pgo = ("-pgo=bin/default.pgo",) if self.pgo else ()
+        out = Path(build.executable).relative_to("drivers/go")
+        return tuple(
+            (
+                "go",
+                "-C",
+                "drivers/go",
+                "build",
+                *pgo,
+                f"-ldflags=-randlayout={k}",
+                "-o",
+                _variant_executable(str(out), k),
+                "./cmd/wirebench-go",
+            )
+            for k in range(1, n)
+        )
+
+    def describe(self, exe: Path, k: int) -> str:
+        if k == 0:
+            return "linked by Go's linker, functions in its own order"
+        return f"relinked by Go's linker with -randlayout={k} (go build -ldflags)"
+
+
 @dataclass(frozen=True)
 class Build:
     """One build profile of a driver: what it makes and how."""
@@ -52,6 +256,7 @@ class Build:
     flags: str = ""  # what the profile means for this language, stored with every run
     # What the build makes, when the executable is a committed launcher (the JVM's jar).
     artifact: str | None = None
+    relink: Relink | None = None  # how its layout variants are made; None: it has none
 
 
 @dataclass(frozen=True)
@@ -114,27 +319,86 @@ class Driver:
             )
         b = self.profile(build)
         for cmd in b.commands:
-            if callable(cmd):
-                try:
-                    cmd(log)
-                except (RuntimeError, OSError) as e:
-                    what = f"building the {self.name} driver ({build})"
-                    raise DriverError(f"{what} failed: {e}") from e
-                continue
-            if cmd in ran:
-                continue
-            ran.add(cmd)
-            log(f"$ {' '.join(cmd)}")
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-            if proc.returncode != 0:
-                tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
-                raise DriverError(f"building the {self.name} driver ({build}) failed:\n{tail}")
+            if not callable(cmd):
+                if cmd in ran:
+                    continue
+                ran.add(cmd)
+            try:
+                _run(log, cmd)
+            except DriverError as e:
+                sep = ": " if callable(cmd) else ":\n"
+                raise DriverError(
+                    f"building the {self.name} driver ({build}) failed{sep}{e}"
+                ) from e
         if not self.is_built(build):
             raise DriverError(
                 f"the {self.name} build ({build}) succeeded but {b.executable} is missing"
             )
         info.cache_clear()
         list_cells.cache_clear()
+
+    # -- layout variants (the module's docstring) --
+
+    @property
+    def layouts(self) -> bool:
+        """Whether the driver has layout variants (every native one; not the JVM)."""
+        return all(b.relink is not None for b in self.builds.values())
+
+    def _relink(self, build: str, layout: int) -> Relink | None:
+        b = self.profile(build)
+        if layout > 0 and b.relink is None:
+            raise DriverError(
+                f"the {self.name} driver has no layout variants (asked for variant {layout} "
+                f"of its {build} build): its runtime places the code in every process"
+            )
+        if layout < 0:
+            raise DriverError(f"no layout variant {layout} of the {self.name} driver: k >= 0")
+        return b.relink
+
+    def variant_path(self, build: str, layout: int) -> Path:
+        """Variant 0 is the build's executable; variant k its `.layout-k` beside it."""
+        self._relink(build, layout)
+        return ROOT / _variant_executable(self.profile(build).executable, layout)
+
+    def variant_built(self, build: str, layout: int) -> bool:
+        if layout == 0:
+            return self.is_built(build)
+        exe = self.variant_path(build, layout)
+        return exe.is_file() and os.access(exe, os.X_OK)
+
+    def build_variants(self, log, build: str, k: int, ran: set | None = None) -> None:
+        """Makes variants 1..k-1 of the build, current with variant 0 (built first, as
+        build_driver does: `ran` is its). Cheap when they are: every recipe is a build
+        system's target (ninja, make, cargo, go's cache)."""
+        relink = self._relink(build, 1 if k > 1 else 0)
+        self.build_driver(log, build, ran)
+        if k <= 1:
+            return
+        what = f"the layout variants 1-{k - 1} of the {self.name} driver ({build})"
+        b = self.profile(build)
+        try:
+            try:
+                for step in relink.steps(b, k):
+                    _run(log, step)
+            finally:
+                for step in relink.cleanup(b):
+                    _run(log, step)
+        except DriverError as e:
+            raise DriverError(f"building {what} failed:\n{e}") from e
+        missing = [
+            str(self.variant_path(build, n))
+            for n in range(1, k)
+            if not self.variant_built(build, n)
+        ]
+        if missing:
+            raise DriverError(f"building {what} succeeded but {', '.join(missing)} is missing")
+
+    def variant_flags(self, build: str, layout: int) -> str:
+        """One line: how the variant was made (stored in the run's provenance)."""
+        relink = self._relink(build, layout)
+        if relink is None:
+            return "the ordinary build (no layout variants: the JVM places code per process)"
+        return relink.describe(self.variant_path(build, layout), layout)
 
 
 def _cmake(build_dir: str, profile: str, *options: str) -> tuple:
@@ -164,9 +428,16 @@ _CLANG = (
 )
 
 
+# Every native C++ and D build compiles a section per function and datum and links with
+# lld (gold for GCC's LTO), so that its layout variants differ from it by the seed alone.
+_SECTIONS_LLD = "; -ffunction-sections -fdata-sections, linked by lld"
+_SECTIONS_GOLD = "; -ffunction-sections -fdata-sections, linked by gold (lld cannot link GCC LTO)"
+
+
 def _d(compiler: str) -> Driver:
     """The D driver as one compiler builds it (drivers/d/Makefile)."""
     exe = f"drivers/d/build/wirebench-d-{compiler}"
+    tuned_linker = "gold" if compiler == "gdc" else "lld"
     return Driver(
         lang="d",
         toolchain=compiler,
@@ -174,17 +445,21 @@ def _d(compiler: str) -> Driver:
             "stock": Build(
                 exe,
                 (("make", "-C", "drivers/d", f"build/wirebench-d-{compiler}"),),
-                "dub's release build type as it drives this compiler (drivers/d/Makefile)",
+                "dub's release build type as it drives this compiler (drivers/d/Makefile)"
+                + _SECTIONS_LLD,
+                relink=MakeRelink(),
             ),
             "tuned": Build(
                 f"{exe}-tuned",
                 (("make", "-C", "drivers/d", f"build/wirebench-d-{compiler}-tuned"),),
-                "-O3, no bounds checks, LTO where it links (drivers/d/Makefile)",
+                "-O3, no bounds checks, LTO (drivers/d/Makefile)"
+                + (_SECTIONS_GOLD if tuned_linker == "gold" else _SECTIONS_LLD),
+                relink=MakeRelink(linker=tuned_linker),
             ),
         },
-        tools=("make", compiler),
+        tools=("make", compiler, "ld.lld"),
         pkgconfig=(),
-        install_hint=f"apt-get install -y {'ldc' if compiler == 'ldc2' else 'gdc'}",
+        install_hint=f"apt-get install -y {'ldc' if compiler == 'ldc2' else 'gdc'} lld",
         primary=False,
     )
 
@@ -202,16 +477,18 @@ DRIVERS = {
             "stock": Build(
                 "drivers/cpp/build/wirebench-cpp",
                 _cmake("drivers/cpp/build", "stock"),
-                "CMake Release: -O2 -DNDEBUG, Debian's shared libraries",
+                "CMake Release: -O2 -DNDEBUG, Debian's shared libraries" + _SECTIONS_LLD,
+                relink=CMakeRelink(build_dir="drivers/cpp/build"),
             ),
             "tuned": Build(
                 "drivers/cpp/build-tuned/wirebench-cpp",
                 _cmake("drivers/cpp/build-tuned", "tuned"),
                 "-O3 -DNDEBUG -flto, Debian's static libcapnp, libkj, libprotobuf and "
-                "libflatbuffers (simdjson ships no static library: shared)",
+                "libflatbuffers (simdjson ships no static library: shared)" + _SECTIONS_GOLD,
+                relink=CMakeRelink(linker="gold", build_dir="drivers/cpp/build-tuned"),
             ),
         },
-        tools=("cmake", "ninja", "g++", "capnp", "protoc", "flatc", "pkg-config"),
+        tools=("cmake", "ninja", "g++", "ld.lld", "capnp", "protoc", "flatc", "pkg-config"),
         pkgconfig=("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
         install_hint=APT_CPP,
     ),
@@ -222,17 +499,20 @@ DRIVERS = {
             "stock": Build(
                 "drivers/cpp/build-clang/wirebench-cpp",
                 _cmake("drivers/cpp/build-clang", "stock", *_CLANG),
-                "CMake Release by clang++: -O2 -DNDEBUG (suites limit and readbytes)",
+                "CMake Release by clang++: -O2 -DNDEBUG (suites limit and readbytes)"
+                + _SECTIONS_LLD,
+                relink=CMakeRelink(build_dir="drivers/cpp/build-clang"),
             ),
             "tuned": Build(
                 "drivers/cpp/build-clang-tuned/wirebench-cpp",
                 _cmake("drivers/cpp/build-clang-tuned", "tuned", *_CLANG),
-                "clang++ -O3 -DNDEBUG -flto (suites limit and readbytes)",
+                "clang++ -O3 -DNDEBUG -flto (suites limit and readbytes)" + _SECTIONS_LLD,
+                relink=CMakeRelink(build_dir="drivers/cpp/build-clang-tuned"),
             ),
         },
-        tools=("cmake", "ninja", "clang++"),
+        tools=("cmake", "ninja", "clang++", "ld.lld"),
         pkgconfig=(),
-        install_hint="apt-get install -y cmake ninja-build clang",
+        install_hint="apt-get install -y cmake ninja-build clang lld",
         primary=False,
     ),
     "rust": Driver(
@@ -244,7 +524,8 @@ DRIVERS = {
                 "drivers/rust/target/release/wirebench-rust",
                 (("cargo", "build", "--release", "--manifest-path", "drivers/rust/Cargo.toml"),),
                 "cargo build --release: Cargo's default release profile (opt-level 3, "
-                "no cross-crate LTO, 16 codegen units)",
+                "no cross-crate LTO, 16 codegen units); linked by lld",
+                relink=CargoRelink(),
             ),
             "tuned": Build(
                 "drivers/rust/target/tuned/wirebench-rust",
@@ -258,7 +539,8 @@ DRIVERS = {
                         "drivers/rust/Cargo.toml",
                     ),
                 ),
-                "cargo profile `tuned`: release with lto = fat, codegen-units = 1",
+                "cargo profile `tuned`: release with lto = fat, codegen-units = 1; linked by lld",
+                relink=CargoRelink(profile=("--profile", "tuned")),
             ),
         },
         tools=("cargo", "capnp", "protoc", "flatc"),
@@ -270,7 +552,12 @@ DRIVERS = {
         toolchain="gc",
         # `go generate` runs capnpc-go and protoc-gen-go, pinned as tools in go.mod.
         builds={
-            "stock": Build("drivers/go/bin/wirebench-go", (_GO_GENERATE, _GO_STOCK), "go build"),
+            "stock": Build(
+                "drivers/go/bin/wirebench-go",
+                (_GO_GENERATE, _GO_STOCK),
+                "go build",
+                relink=GoRelink(),
+            ),
             "tuned": Build(
                 "drivers/go/bin/wirebench-go-tuned",
                 (
@@ -290,6 +577,7 @@ DRIVERS = {
                 ),
                 "go build -pgo: profile-guided, from a CPU profile of the stock driver "
                 "running its own local cells (wirebench/pgo.py)",
+                relink=GoRelink(pgo=True),
             ),
         },
         tools=("go", "capnp", "protoc", "flatc"),

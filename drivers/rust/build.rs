@@ -83,6 +83,14 @@ fn main() {
     println!("cargo:rustc-env=WB_PROFILE={profile}");
     let opt = std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into());
     println!("cargo:rustc-env=WB_OPT_LEVEL={opt}");
+    // Every executable of the package (the driver, its tests) is linked by lld: the
+    // driver's layout variants (wirebench/drivers.py) are this link with lld's
+    // --shuffle-sections, so variant 0 must be lld's too. rustc 1.90+ already links
+    // x86_64 Linux with its own rust-lld (which this then names); an older one takes the
+    // system's ld.lld. Said here, not in .cargo/config.toml, which cargo reads from its
+    // working directory only, and the harness and the Makefile run cargo from the
+    // repository root (--manifest-path).
+    println!("cargo:rustc-link-arg=-fuse-ld=lld");
 }
 
 /// logs.fbs and the log.fbs it includes, as one file (flatc --gen-all): OUT_DIR/
