@@ -228,9 +228,9 @@ def test_bad_compare_requests_are_named(db, args, message):
 # -- export ------------------------------------------------------------------------------------
 
 
-def export_run(db):
+def export_run(db, reps=6):
     store = Store(db)
-    return add_run(store, {cell(lib="capnp"): 300, cell(lib="protobuf"): "boom"})
+    return add_run(store, {cell(lib="capnp"): 300, cell(lib="protobuf"): "boom"}, reps=reps)
 
 
 def test_export_json_has_every_metric_with_interval_and_unit(db):
@@ -254,9 +254,20 @@ def test_export_csv_has_a_row_per_metric_and_keeps_failed_cells(db, tmp_path):
     ok = next(x for x in rows if x["lib"] == "capnp")
     assert ok["metric"] == "time" and ok["unit"] == "ns" and ok["statistic"] == "median"
     assert float(ok["ci95_low"]) <= float(ok["value"]) <= float(ok["ci95_high"])
-    assert ok["param.mode"] == "bytes" and ok["processes"] == "5"
+    assert ok["param.mode"] == "bytes" and ok["processes"] == "6"
     failed = next(x for x in rows if x["lib"] == "protobuf")
     assert failed["status"] == "error" and "boom" in failed["error"] and failed["value"] == ""
+
+
+def test_export_of_too_few_processes_has_no_interval_rather_than_a_narrow_one(db):
+    export_run(db, reps=5)
+    data = json.loads(invoke(db, "export", "--format", "json").output)
+    t = next(c for c in data["cells"] if c["lib"] == "capnp")["metrics"]["time"]
+    assert t["ci95"] is None and t["processes"] == 5 and t["median"] > 0
+    bmf = json.loads(
+        CliRunner().invoke(cli.main, ["export", "--format", "bmf", "--db", str(db)]).stdout
+    )
+    assert set(bmf[cell(lib="capnp").key]["latency"]) == {"value"}
 
 
 def test_export_bmf_carries_the_interval_and_names_what_it_leaves_out(db):

@@ -144,3 +144,28 @@ def test_a_jit_per_operation_is_a_row_per_operation():
         ["java", "client: deserialize", "1", "1", "10 (10)", "0.2 (0.2)", "1 (12)"],
         ["java", "client: populate", "1", "0", "30 (30)", "0.2 (0.2)", "0 (0)"],
     ]
+
+
+def test_a_run_over_layout_variants_reports_where_its_variance_is():
+    import numpy as np
+
+    from wirebench.cells import Cell
+
+    rng = np.random.default_rng(5)
+    results = []
+    for lang in ("cpp", "rust"):
+        cell = Cell.make("rpc", "eval", lang, "capnp", {"mode": "bytes"})
+        rounds = {
+            r: list(100 * np.exp(rng.normal(0, 0.05) + rng.normal(0, 0.01, 3))) for r in range(24)
+        }
+        metric = report.MetricData("time", "ns", "samples", 1, rounds)
+        layouts = {r: r % 4 for r in range(24)}
+        results.append(
+            report.CellResult(cell, "ok", None, 1, {"time": metric}, None, None, layouts=layouts)
+        )
+    per_driver, per_cell = report.variance_tables(results)
+    assert [row[:3] for row in per_driver.rows] == [["cpp", "4", "24"], ["rust", "4", "24"]]
+    assert len(per_cell.rows) == 2 and per_cell.rows[0][0].startswith("rpc/eval/cpp/capnp")
+    for r in results:
+        r.layouts = {}  # one binary: nothing to split
+    assert report.variance_tables(results) == []

@@ -1,5 +1,6 @@
 """The runner against the fake driver: every way a driver can fail becomes an error."""
 
+import math
 import os
 import time
 
@@ -248,46 +249,65 @@ def _adaptive_run(tmp_path, monkeypatch, *extra):
     monkeypatch.setattr(report, "BASELINE", "fake")
     db = tmp_path / "a.db"
     args = ["run", "--suite", "rpc", "--lib", "good", "--mode", "object"]
-    args += ["--no-limits", "--no-pairs", "--iters", "3", "--samples", "2", "--repeat", "2"]
+    args += ["--no-limits", "--no-pairs", "--iters", "3", "--samples", "2", "--repeat", "6"]
     r = CliRunner().invoke(cli.main, [*args, *extra, "--no-report", "--db", str(db)])
     assert r.exit_code == 0, r.output
     store = Store(db)
     return r, store, store.plan(1)
 
 
-def test_until_adds_rounds_to_the_cells_of_a_wide_headline_ratio(two_fakes, tmp_path, monkeypatch):
+def test_until_sizes_a_second_stage_for_the_cells_of_a_wide_headline_ratio(
+    two_fakes, tmp_path, monkeypatch
+):
     monkeypatch.setenv("FAKE_NOISE", "0.3")
-    monkeypatch.setattr(adaptive, "MAX_REPS", 4)
+    monkeypatch.setattr(adaptive, "MAX_REPS", 8)
     r, store, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.001")
     assert r.exit_code == 0, r.output
-    assert "one more round: 2 cells, 2 processes" in r.output
-    # Both sides of the ratio got their rounds, up to MAX_REPS; the grown plan is stored,
-    # and every cell has its processes and its status.
-    assert [e.reps for e in plan.entries] == [4, 4]
-    assert plan.until == 0.001
+    assert "second stage, sized from the pilot: 2 cells, 4 processes" in r.output
+    # Both sides of the ratio got their rounds, up to MAX_REPS; the grown plan is stored
+    # with its pilot, and every cell has its processes and its status.
+    assert [e.reps for e in plan.entries] == [8, 8]
+    assert plan.until == 0.001 and plan.pilot == 6
     for c in store.cells(1):
-        assert c["reps"] == 4 and c["status"] == "ok"
-        assert [p["rep"] for p in store.processes(1, c["key"])] == [0, 1, 2, 3]
+        assert c["reps"] == 8 and c["status"] == "ok"
+        assert [p["rep"] for p in store.processes(1, c["key"])] == list(range(8))
     assert store.run(1)["status"] == "complete"
 
 
 def test_until_adds_no_round_when_the_headline_is_narrow(two_fakes, tmp_path, monkeypatch):
-    r, store, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.05")
+    r, store, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.5")
     assert r.exit_code == 0, r.output
-    assert "one more round" not in r.output
-    assert [e.reps for e in plan.entries] == [2, 2]
+    assert "second stage, sized from the pilot: 0 cells" in r.output
+    assert [e.reps for e in plan.entries] == [6, 6] and plan.pilot == 6
 
 
-def test_no_round_starts_that_would_overrun_the_budget(two_fakes, tmp_path, monkeypatch):
+def test_the_second_stage_is_sized_to_the_budget(two_fakes, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_NOISE", "0.3")
     monkeypatch.setattr(
-        adaptive,
-        "process_seconds",
-        lambda store, run_id: {c["key"]: 1e6 for c in store.cells(run_id)},
+        Store, "mean_walls", lambda self, run_id: {c["key"]: 1e6 for c in self.cells(run_id)}
     )
     r, _, plan = _adaptive_run(tmp_path, monkeypatch, "--until", "0.001", "--budget", "60")
     assert r.exit_code == 0, r.output
-    assert [e.reps for e in plan.entries] == [2, 2]
+    assert [e.reps for e in plan.entries] == [6, 6]
+    assert "1 left as they are (budget)" in r.output
+
+
+def test_stein_sizes_from_the_pilots_variance_once():
+    """Stein's count: (t * s / ln(1 + W))^2 rounds in all, never fewer than the pilot."""
+    from scipy.stats import t
+
+    from wirebench import stats
+
+    log = stats.LogRatio(0.0, se=0.04 / 6**0.5, df=5, paired=True)  # s = 0.04 per round
+    want = (t.ppf(0.975, 5) * 0.04 / math.log1p(0.02)) ** 2
+    assert adaptive.rounds_needed(log, 6, 0.02) == math.ceil(want)
+    assert adaptive.rounds_needed(log, 6, 0.5) == 6
+    assert adaptive.rounds_needed(stats.LogRatio(0.0, float("nan"), 0, True), 6, 0.02) == 6
+
+
+def test_until_needs_a_pilot_of_six_rounds(run):
+    r = run("run", "--no-limits", "--until", "0.05", "--repeat", "3")
+    assert r.exit_code == 2 and "a pilot of at least 6 rounds" in r.output, r.output
 
 
 @pytest.mark.parametrize(
@@ -300,3 +320,19 @@ def test_no_round_starts_that_would_overrun_the_budget(two_fakes, tmp_path, monk
 def test_until_and_budget_refuse_what_they_cannot_do(run, args, message):
     r = run("run", "--no-limits", *args)
     assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_every_driver_process_gets_the_same_malloc_settings():
+    done = processes.run(["sh", "-c", "echo $GLIBC_TUNABLES"], {}, 10)
+    out, _ = done.client.output()
+    assert out.strip() == processes.DRIVER_ENV["GLIBC_TUNABLES"]
+    assert "trim_threshold" in out and "mmap_threshold" in out
+
+
+def test_provenance_records_what_the_kernel_does_to_every_process():
+    from wirebench import env
+
+    m = env.machine_settings()
+    assert set(m) == {"aslr", "thp", "thp_defrag", "clocksource", "governor"}
+    assert m["aslr"] in ("0", "1", "2")  # /proc/sys/kernel/randomize_va_space
+    assert m["clocksource"]  # every Linux has one

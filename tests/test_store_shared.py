@@ -148,6 +148,8 @@ def test_merge_leaves_the_source_as_it_is(tmp_path):
     with sqlite3.connect(source) as con:  # as an older wirebench left it: schema 3
         con.execute("DROP INDEX runs_uid")
         con.execute("ALTER TABLE runs DROP COLUMN uid")
+        con.execute("ALTER TABLE processes DROP COLUMN layout")
+        con.execute("ALTER TABLE processes DROP COLUMN server_layout")
         con.execute("PRAGMA user_version = 3")
     before = source.read_bytes()
     for dest in ("a.db", "b.db"):

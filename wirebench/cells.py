@@ -183,6 +183,12 @@ class Plan:
     budget: float | None = None
     # Bytes of address space each process may map (RLIMIT_AS); None: no limit.
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
+    # Layout variants per driver (drivers.py): round r of a cell runs variant r mod K of
+    # each of its drivers, so that its ratios average over code layouts. Absent: K = 1.
+    layouts: dict[str, int] = field(default_factory=dict)
+    # adaptive.py: the rounds of the pilot a second stage was sized from (once per run);
+    # None: not sized (yet). Intervals then take their variance from the pilot (stats.py).
+    pilot: int | None = None
 
     def to_json(self) -> dict:
         return {
@@ -192,6 +198,8 @@ class Plan:
             "order": self.order,
             "until": self.until,
             "budget": self.budget,
+            "layouts": self.layouts,
+            "pilot": self.pilot,
             "cells": [e.to_json() for e in self.entries],
         }
 
@@ -206,7 +214,13 @@ class Plan:
             d.get("until"),
             d.get("budget"),
             d.get("memory_limit", DEFAULT_MEMORY_LIMIT),
+            d.get("layouts") or {},
+            d.get("pilot"),
         )
+
+    def layout(self, driver: str, rep: int) -> int:
+        """The layout variant of `driver` that round `rep` runs."""
+        return rep % self.layouts.get(driver, 1)
 
     @property
     def drivers(self) -> list[str]:
@@ -220,9 +234,14 @@ class Plan:
         ids |= {(e.cell.server_lang, e.cell.build) for e in self.entries if e.cell.server_lang}
         return sorted(ids)
 
-    def tasks(self, executables: dict[tuple[str, str], Path]) -> list[tuple[int, Task, bool]]:
+    @property
+    def variants(self) -> list[tuple[str, str, int]]:
+        """Every (driver, build profile, layout variant) the plan starts."""
+        return [(n, b, k) for n, b in self.builds for k in range(self.layouts.get(n, 1))]
+
+    def tasks(self, executables: dict[tuple[str, str, int], Path]) -> list[tuple[int, Task, bool]]:
         """The processes in running order: (rep, task, whether it is its cell's last).
-        `executables` maps a (driver, build) to its executable.
+        `executables` maps a (driver, build, layout variant) to its executable.
 
         Interleaved: every cell's first process, then every cell's second, and so on, so
         that a slow drift of the machine touches all cells alike. Within a round the cells
@@ -234,8 +253,10 @@ class Plan:
         """
         order = []
 
-        def task(e: PlanEntry, measure: str) -> Task:
+        def task(e: PlanEntry, measure: str, rep: int) -> Task:
             c = e.cell
+            layout = self.layout(c.driver_id, rep)
+            server_layout = self.layout(c.server_lang, rep) if c.is_pipe else 0
             return Task(
                 cell=c,
                 iters=e.iters,
@@ -243,9 +264,11 @@ class Plan:
                 warmup=e.warmup,
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
-                client=executables[c.driver_id, c.build],
-                server=executables[c.server_lang, c.build] if c.is_pipe else None,
+                client=executables[c.driver_id, c.build, layout],
+                server=executables[c.server_lang, c.build, server_layout] if c.is_pipe else None,
                 measure=measure,
+                layout=layout,
+                server_layout=server_layout,
             )
 
         groups: dict[tuple, list[PlanEntry]] = {}
@@ -257,10 +280,10 @@ class Plan:
                 turn = rep % len(group)
                 for e in group[turn:] + group[:turn]:
                     if rep < e.reps:
-                        order.append((rep, task(e, "time"), rep == e.processes - 1))
+                        order.append((rep, task(e, "time", rep), rep == e.processes - 1))
         for e in self.entries:
-            if e.instructions:
-                order.append((e.reps, task(e, "instructions"), True))
+            if e.instructions:  # counted in variant 0: counts do not vary by process
+                order.append((e.reps, task(e, "instructions", 0), True))
         return order
 
 
@@ -277,3 +300,5 @@ class Task:
     server: Path | None = None  # pipe cells: the server's driver executable
     measure: str = "time"  # or "instructions": counted under valgrind (instructions.py)
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT  # RLIMIT_AS of each process
+    layout: int = 0  # the layout variant of the client (or local process) driver
+    server_layout: int = 0  # and of the server's, for a pipe cell

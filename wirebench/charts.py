@@ -24,6 +24,14 @@ def colour(lang: str) -> str:
     return COLOURS.get(lang, "grey")
 
 
+def whiskers(values: list[float], lows: list[float], highs: list[float]) -> list[list[float]]:
+    """matplotlib's error bars (below, above) for values and their intervals; none (0)
+    where a value has no interval (NaN: too few processes, stats.NO_INTERVAL)."""
+    below = [v - lo if lo == lo else 0.0 for v, lo in zip(values, lows, strict=True)]
+    above = [hi - v if hi == hi else 0.0 for v, hi in zip(values, highs, strict=True)]
+    return [below, above]
+
+
 def figure(width: float, height: float, ncols: int = 1):
     return plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
 

@@ -162,6 +162,21 @@ def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> None:
             _fail(str(e), 1)
 
 
+def _build_variants(plan) -> None:
+    """Relinks the layout variants the plan rotates over that are missing or stale."""
+    ran: set = set()  # variant 0's commands, run once (go generate)
+    for name, build in plan.builds:
+        k = plan.layouts.get(name, 1)
+        if k > 1:
+            console.print(f"layout variants of the {name} driver ({build}): {k}", highlight=False)
+            try:
+                drivers.get(name).build_variants(
+                    lambda m: console.print(f"  {m}", highlight=False, markup=False), build, k, ran
+                )
+            except drivers.DriverError as e:
+                _fail(str(e), 1)
+
+
 @main.command()
 @click.argument("names", nargs=-1)
 @click.option(
@@ -253,14 +268,23 @@ def _filter_options(f):
     "--until",
     type=click.FloatRange(0.001, 1.0),
     metavar="WIDTH",
-    help="Adaptive repetition: after the planned rounds, more rounds for the cells of "
-    "every headline ratio whose 95%% interval is wider than ±WIDTH (0.05: ±5%%).",
+    help="Adaptive repetition in two stages: a pilot of at least 6 rounds, then, for the "
+    "cells of every headline ratio whose 95%% interval is wider than ±WIDTH (0.05: ±5%%), "
+    "as many more as the pilot's variance says it needs (Stein's rule), sized once.",
 )
 @click.option(
     "--budget",
     type=click.FloatRange(min=1.0),
     metavar="SECONDS",
-    help="With --until: the run's seconds; no round starts that would overrun them.",
+    help="With --until: the seconds the run may take; the second stage is sized to fit.",
+)
+@click.option(
+    "--layouts",
+    type=int,
+    metavar="K",
+    help="Layout variants per native driver: round r runs variant r mod K (relinked with "
+    "a shuffled code layout; 1: one binary). Default: each language's, from the "
+    "dimensioning experiment in docs/methodology.md.",
 )
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
@@ -287,6 +311,7 @@ def run(
     twins,
     until,
     budget,
+    layouts,
     resume,
     show_report,
     as_json,
@@ -307,6 +332,7 @@ def run(
             or headline
             or until
             or budget
+            or layouts is not None
         )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
@@ -318,6 +344,7 @@ def run(
         if warning:
             console.print(f"warning: {warning}", highlight=False)
         _build(plan.builds, only_missing=True)
+        _build_variants(plan)
         run_id = resume
     else:
         req = Request(
@@ -336,6 +363,7 @@ def run(
             headline=headline,
             until=until,
             budget=budget,
+            layouts=layouts,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -343,6 +371,7 @@ def run(
             plan = orchestrate.plan(req, names)
         except RunError as e:
             _fail(str(e))
+        _build_variants(plan)
         store = _open_store(db, write=True)
         command = shlex.join(["wirebench", *sys.argv[1:]])
         run_id = None
@@ -433,15 +462,16 @@ def _run_with_progress(store, run_id, plan) -> str:
                     markup=False,
                 )
 
-        def on_round(more, added):
+        def on_round(stage, added):
             nonlocal total
             total = finished + len(added)
             progress.update(bar, total=total)
+            partly = f", {len(stage.partial)} part of the way (budget)" if stage.partial else ""
+            left = f", {stage.left_wide} left as they are (budget)" if stage.left_wide else ""
             progress.console.print(
-                f"one more round: {len(more.keys)} cells, {len(added)} processes, about "
-                f"{more.seconds:.0f} s, for {len(more.wide)} headline ratios wider than "
-                f"±{plan.until:.0%}"
-                + (f" ({more.left_wide} more left as they are: budget)" if more.left_wide else ""),
+                f"second stage, sized from the pilot: {len(stage.keys)} cells, {len(added)} "
+                f"processes, about {stage.seconds:.0f} s, to narrow {len(stage.wide)} headline "
+                f"ratios to ±{plan.until:.0%}{partly}{left}",
                 highlight=False,
             )
 

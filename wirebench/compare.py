@@ -78,7 +78,7 @@ class Row:
             "b": _summary_json(self.b),
             "ratio": self.raw,
             "relative": q.value,
-            "ci95": [q.low, q.high],
+            "ci95": stats.ci_json(q.low, q.high),
             "paired": q.paired,
             "p_value": self.p_value,
             "p_adjusted": self.q_value,
@@ -129,7 +129,7 @@ class Comparison:
 def _summary_json(s: stats.Summary) -> dict:
     return {
         "median": s.median,
-        "ci95": [s.low, s.high],
+        "ci95": stats.ci_json(s.low, s.high),
         "samples": s.n_samples,
         "processes": s.n_processes,
     }
@@ -200,7 +200,9 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
                 instr = rb.summary("instructions").median / ra.summary("instructions").median
             exact = stats.Ratio(v, v, v, paired)  # a count: no interval, no test
             if metric != "instructions":
-                logs[len(out.rows)] = stats.process_log_ratio(mb.rounds, ma.rounds, paired)
+                logs[len(out.rows)] = stats.process_log_ratio(
+                    mb.rounds, ma.rounds, paired, mb.pilot if paired else None
+                )
             out.rows.append(
                 Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, v, exact, None, instr)
             )
@@ -453,7 +455,7 @@ def as_json(c: Comparison) -> dict:
         if c.shift is None
         else {
             "ratio": c.shift.ratio.value,
-            "ci95": [c.shift.ratio.low, c.shift.ratio.high],
+            "ci95": stats.ci_json(c.shift.ratio.low, c.shift.ratio.high),
             "scatter": c.shift.scatter,
             "verdict": c.shift.verdict,
         },

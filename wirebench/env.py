@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import drivers
+from . import drivers, processes
 
 
 def _read(path: str) -> str | None:
@@ -40,6 +40,19 @@ def governor() -> str | None:
     return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 
 
+def machine_settings() -> dict:
+    """What the kernel does to every process that can move a measurement: address
+    randomisation (0 off, 2 full), transparent huge pages ([brackets] mark the mode in
+    force), the clock source behind the monotonic clock, and the CPU governor."""
+    return {
+        "aslr": _read("/proc/sys/kernel/randomize_va_space"),
+        "thp": _read("/sys/kernel/mm/transparent_hugepage/enabled"),
+        "thp_defrag": _read("/sys/kernel/mm/transparent_hugepage/defrag"),
+        "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        "governor": governor(),
+    }
+
+
 def git_state() -> dict:
     """The checkout's revision, and whether tracked files differ from it."""
     status = _git("status", "--porcelain", "--untracked-files=no")
@@ -49,10 +62,11 @@ def git_state() -> dict:
     }
 
 
-def provenance(builds: list[tuple[str, str]], suites=()) -> dict:
+def provenance(builds: list[tuple[str, str]], suites=(), variants=()) -> dict:
     """The run's machine and code: the drivers' identities and library versions, each
-    build profile's flags as the registration states them and as the driver reports, and
-    what the run's suites add (the queue's storage)."""
+    build profile's flags as the registration states them and as the driver reports, how
+    each layout variant was made, what the kernel does to every process, the environment
+    every driver process gets, and what the run's suites add (the queue's storage)."""
     names = sorted({name for name, _ in builds})
     added = {s.name: p for s in suites if (p := s.provenance())}
     return {
@@ -65,6 +79,8 @@ def provenance(builds: list[tuple[str, str]], suites=()) -> dict:
         "kernel": platform.release(),
         "os": _os_release(),
         "governor": governor(),
+        "machine": machine_settings(),
+        "process_env": dict(processes.DRIVER_ENV),
         "python": sys.version.split()[0],
         "drivers": {name: drivers.info(name, _first_build(builds, name)) for name in names},
         "builds": {
@@ -73,6 +89,10 @@ def provenance(builds: list[tuple[str, str]], suites=()) -> dict:
                 "reported": drivers.info(name, build).get("build"),
             }
             for name, build in builds
+        },
+        "layouts": {
+            f"{name} {build} {k}": drivers.get(name).variant_flags(build, k)
+            for name, build, k in variants
         },
         **({"suites": added} if added else {}),
     }

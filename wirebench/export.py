@@ -41,7 +41,9 @@ def _values(m: report.MetricData):
             yield f"p{p.percentile:g}", p.value, p.low, p.high, None
     else:
         s = m.summary
-        yield "median", s.median, s.low, s.high, s
+        # No interval (too few processes): empty bounds, not NaN.
+        low, high = (s.low, s.high) if s.has_interval else (None, None)
+        yield "median", s.median, low, high, s
 
 
 CSV_HEAD = ["run", "key", "suite", "case", "lang", "toolchain", "lib", "server_lang"]
@@ -85,8 +87,9 @@ def to_csv(store, run_id: int) -> str:
                     more = [s.min, s.spread, s.noisy, s.n_samples, s.n_processes]
                 else:  # a histogram's percentile: merged over its processes
                     more = ["", "", "", "", len(m.histograms)]
+                bounds = ["" if b is None else b for b in (low, high)]
                 w.writerow(
-                    head + ["ok", "", name, m.unit, m.kind, per, stat, value, low, high] + more
+                    head + ["ok", "", name, m.unit, m.kind, per, stat, value, *bounds] + more
                 )
     return buf.getvalue()
 
@@ -112,9 +115,8 @@ def to_bmf(store, run_id: int) -> tuple[str, list[str]]:
         measures = data.setdefault(r.cell.key, {})
         for name, m in r.metrics.items():
             for stat, value, low, high, _ in _values(m):
-                measures[bmf_measure(name, m.unit, stat)] = {
-                    "value": value,
-                    "lower_value": low,
-                    "upper_value": high,
-                }
+                measure = {"value": value}
+                if low is not None:  # BMF's bounds are optional
+                    measure |= {"lower_value": low, "upper_value": high}
+                measures[bmf_measure(name, m.unit, stat)] = measure
     return json.dumps(data, indent=1) + "\n", left_out

@@ -8,7 +8,7 @@ import json
 import shutil
 from dataclasses import dataclass, replace
 
-from . import drivers, env, instructions, matrix, report, runner, suites
+from . import adaptive, drivers, env, instructions, matrix, report, runner, suites
 from .cells import Cell, Plan, PlanEntry
 from .profiles import PROFILES, Profile
 from .suites import signature
@@ -37,6 +37,25 @@ class Request:
     headline: bool = False  # only the cells each suite puts in the headline run
     until: float | None = None  # adaptive repetition: the headline width to reach (adaptive.py)
     budget: float | None = None  # seconds the run may take with its added rounds
+    layouts: int | None = None  # layout variants per native driver; None: DEFAULT_LAYOUTS
+
+
+# Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
+# "Layout variants": the dimensioning experiment that chose them). The JVM places its
+# compiled code anew in every process: it has no variants.
+DEFAULT_LAYOUTS = {"cpp": 1, "rust": 1, "go": 1, "d": 1}
+
+
+def layouts(req: Request, names: list[str]) -> dict[str, int]:
+    """K per driver of the plan: --layouts for every driver that has variants, or the
+    language's default. Drivers without variants (the JVM) are left out (K = 1)."""
+    out = {}
+    for name in names:
+        d = drivers.get(name)
+        k = req.layouts if req.layouts is not None else DEFAULT_LAYOUTS.get(d.lang, 1)
+        if d.layouts and k > 1:
+            out[name] = k
+    return out
 
 
 def selected_drivers(req: Request) -> list[str]:
@@ -108,12 +127,28 @@ def plan(req: Request, names: list[str]) -> Plan:
             "--until adds timed rounds; instruction counts repeat exactly and need none: "
             "use --measure time with it"
         )
+    reps = req.reps
+    if req.until is not None:
+        if reps is not None and reps < adaptive.PILOT:
+            raise RunError(
+                f"--until sizes its second stage from a pilot of at least {adaptive.PILOT} "
+                f"rounds: --repeat {reps} is too few"
+            )
+        reps = max(reps or 0, adaptive.PILOT)
+    if req.layouts is not None and req.layouts < 1:
+        raise RunError(f"--layouts takes a number of variants, 1 or more, not {req.layouts}")
     cells += twins(cells, req.twins)
     the_plan = make_plan(
-        cells, PROFILES[req.profile], req.reps, req.samples, req.iters, req.timeout, req.measure
+        cells, PROFILES[req.profile], reps, req.samples, req.iters, req.timeout, req.measure
     )
     limit = the_plan.memory_limit if req.memory_limit is None else req.memory_limit or None
-    return replace(the_plan, until=req.until, budget=req.budget, memory_limit=limit)
+    return replace(
+        the_plan,
+        until=req.until,
+        budget=req.budget,
+        memory_limit=limit,
+        layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
+    )
 
 
 def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
@@ -187,7 +222,7 @@ def make_plan(
 
 def start(store, req: Request, the_plan: Plan, command: str) -> int:
     suites_run = {e.cell.spec.name: e.cell.spec for e in the_plan.entries}
-    prov = env.provenance(the_plan.builds, suites_run.values())
+    prov = env.provenance(the_plan.builds, suites_run.values(), the_plan.variants)
     return store.create_run(req.profile, command, the_plan, prov)
 
 
@@ -208,8 +243,8 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
 
 
 def executables(the_plan: Plan) -> dict:
-    """The executable of every (driver, build) the plan starts."""
-    return {(n, b): drivers.get(n).path(b) for n, b in the_plan.builds}
+    """The executable of every (driver, build, layout variant) the plan starts."""
+    return {(n, b, k): drivers.get(n).variant_path(b, k) for n, b, k in the_plan.variants}
 
 
 def pending(store, run_id: int, the_plan: Plan) -> list:
@@ -221,8 +256,8 @@ def execute(store, run_id: int, the_plan: Plan, progress, on_round=None) -> str:
     """Runs what the plan still lacks, and the rounds adaptive repetition adds; the run's
     final status (complete, interrupted)."""
     identities = {
-        drivers.get(n).path(b): {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
-        for n, b in the_plan.builds
+        exe: {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
+        for (n, _, _), exe in executables(the_plan).items()
     }
     return runner.run_plan(
         store, run_id, the_plan, executables(the_plan), progress, identities, on_round

@@ -35,6 +35,7 @@ class MetricData:
     iters: int | None = None
     rounds: dict[int, list[float]] = field(default_factory=dict)  # samples and scalars
     histograms: dict[int, str] = field(default_factory=dict)
+    pilot: int | None = None  # the run's pilot, if a second stage was sized (Plan.pilot)
 
     @property
     def groups(self) -> list[list[float]]:
@@ -60,6 +61,7 @@ class CellResult:
     max_rss_kb: int | None
     steal: float | None = None  # the largest share of a process's wall time stolen
     other_load: float | None = None  # the largest other load (CPUs) while a process ran
+    layouts: dict[int, int] = field(default_factory=dict)  # the layout variant of each round
 
     @property
     def ok(self) -> bool:
@@ -104,10 +106,14 @@ class CompareError(ValueError):
 
 
 def load(store, run_id: int) -> list[CellResult]:
+    row = store.run(run_id)
+    pilot = Plan.from_json(json.loads(row["plan"])).pilot if row and row["plan"] else None
     metrics: dict[str, dict[str, MetricData]] = {}
     for m in store.metrics(run_id):
         per_cell = metrics.setdefault(m["key"], {})
-        d = per_cell.setdefault(m["name"], MetricData(m["name"], m["unit"], m["kind"], m["iters"]))
+        d = per_cell.setdefault(
+            m["name"], MetricData(m["name"], m["unit"], m["kind"], m["iters"], pilot=pilot)
+        )
         data = json.loads(m["data"])
         if m["kind"] == "samples":
             d.rounds[m["rep"]] = [v / m["iters"] for v in data]
@@ -115,6 +121,7 @@ def load(store, run_id: int) -> list[CellResult]:
             d.rounds[m["rep"]] = [data]
         else:
             d.histograms[m["rep"]] = data
+    layouts = store.layouts(run_id)
     results = []
     for row in store.cells(run_id):
         cell = Cell.make(
@@ -138,9 +145,20 @@ def load(store, run_id: int) -> list[CellResult]:
                 max_rss_kb=row["max_rss_kb"],
                 steal=row["steal"],
                 other_load=row["other_load"],
+                layouts=layouts.get(row["key"], {}),
             )
         )
     return sorted(results, key=lambda r: sort_key(r.cell))
+
+
+def ratio(a: MetricData, b: MetricData) -> stats.Ratio:
+    """A/B of one metric of two cells of one run, paired by round (stats.paired_ratio)."""
+    return stats.paired_ratio(a.rounds, b.rounds, a.pilot)
+
+
+def geomean_log(pairs: list[tuple[MetricData, MetricData]]) -> stats.LogRatio:
+    """The geometric mean of several cells' paired A/B (stats.paired_geomean_log)."""
+    return stats.paired_geomean_log([(a.rounds, b.rounds) for a, b in pairs], pairs[0][0].pilot)
 
 
 # -- formatting --------------------------------------------------------------------------------
@@ -171,11 +189,11 @@ def fmt_value(v: float, unit: str) -> str:
 
 
 def fmt_ratio(q: stats.Ratio) -> str:
-    return f"{q.value:.2f}x [{q.low:.2f}-{q.high:.2f}]"
+    return q.text(x="x")
 
 
 def fmt_summary(s: stats.Summary, unit: str) -> str:
-    return f"{fmt_value(s.median, unit)} [{fmt_value(s.low, unit)} - {fmt_value(s.high, unit)}]"
+    return f"{fmt_value(s.median, unit)} [{s.interval(lambda v: fmt_value(v, unit))}]"
 
 
 # -- tables any suite gets --------------------------------------------------------------------
@@ -227,7 +245,7 @@ def generic_tables(suite: suites.Suite, results: list[CellResult]) -> list[Table
 def _ratio_cell(q: stats.Ratio, a: CellResult | None = None, b=None, metric="") -> str:
     """A ratio with its interval; beside a time ratio of cells A and B, their instruction
     ratio where both were counted (_instr_note)."""
-    text = f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]"
+    text = q.text()
     return text if a is None else text + _instr_note([(a, b)], metric)
 
 
@@ -299,7 +317,7 @@ def compare_tables(results: list[CellResult], a: str, b: str) -> list[Table]:
                 if rb is None or metric not in ra.metrics or metric not in rb.metrics:
                     continue
                 ma, mb = ra.metric(metric), rb.metric(metric)
-                q = stats.paired_ratio(ma.rounds, mb.rounds)
+                q = ratio(ma, mb)
                 rows.append(
                     (
                         sort_key(ra.cell),
@@ -381,14 +399,17 @@ class HeadlineRatio:
     build: str
     lang: str
     pairs: tuple[tuple[CellResult, CellResult], ...]  # (the language's cell, the baseline's)
-    ratio: stats.Ratio
+    log: stats.LogRatio  # its mean log, standard error and degrees of freedom
     overall: bool  # over every library of the suite (the headline), not one of several
+
+    @cached_property
+    def ratio(self) -> stats.Ratio:
+        return self.log.ratio()[0]
 
     @property
     def width(self) -> float:
-        """The interval's larger half-width, relative to the ratio."""
-        q = self.ratio
-        return max(q.value - q.low, q.high - q.value) / q.value
+        """The interval's larger half-width, relative to the ratio (inf: none)."""
+        return self.ratio.width
 
     @property
     def keys(self) -> set[str]:
@@ -402,7 +423,7 @@ def headline_ratios(
     """Per suite, build, compared metric and library (and every library together, "all"),
     each language against the baseline over the same cells on both sides, as the
     geometric mean of the ratios of their processes round by round
-    (stats.paired_geomean_ratio).
+    (stats.paired_geomean_log).
     The headline table shows them; adaptive repetition (adaptive.py) reads their widths."""
     langs = sorted(_single_langs(results) - {base})
     ratios = []
@@ -427,11 +448,8 @@ def headline_ratios(
                             and metric in base_cells[k].metrics
                         )
                         if pairs:
-                            q = stats.paired_geomean_ratio(
-                                [
-                                    (a.metric(metric).rounds, b.metric(metric).rounds)
-                                    for a, b in pairs
-                                ]
+                            q = geomean_log(
+                                [(a.metric(metric), b.metric(metric)) for a, b in pairs]
                             )
                             ratios.append(
                                 HeadlineRatio(
@@ -529,7 +547,7 @@ def against_tables(results: list[CellResult], base: str) -> list[Table]:
                     if r is None or metric not in r.metrics:
                         row.append("-")
                         continue
-                    q = stats.paired_ratio(r.metric(metric).rounds, mb.rounds)
+                    q = ratio(r.metric(metric), mb)
                     row.append(_ratio_cell(q, r, rb, metric))
                 rows.append((sort_key(rb.cell), row))
             if rows:
@@ -564,7 +582,7 @@ def aa_table(results: list[CellResult]) -> tuple[Table | None, Floors]:
             continue
         for metric in compared_metrics(twin.cell.spec, [first]):
             if metric in twin.metrics:
-                q = stats.paired_ratio(twin.metric(metric).rounds, first.metric(metric).rounds)
+                q = ratio(twin.metric(metric), first.metric(metric))
                 deviations.setdefault((twin.cell.suite, metric), []).append(abs(q.value - 1))
                 rows.append([first.cell.key, metric, _ratio_cell(q)])
     if not rows:
@@ -615,7 +633,7 @@ def build_tables(results: list[CellResult], floors: Floors | None = None) -> lis
                 if rt is None or metric not in rs.metrics or metric not in rt.metrics:
                     continue
                 ms, mt = rs.metric(metric), rt.metric(metric)
-                q = stats.paired_ratio(mt.rounds, ms.rounds)
+                q = ratio(mt, ms)
                 gains.setdefault(rs.cell.driver_id, []).append(q)
                 row = [rs.cell.case, rs.cell.impl, *(rs.cell.param.get(n, "") for n in names)]
                 row += [fmt_summary(ms.summary, ms.unit), fmt_summary(mt.summary, mt.unit)]
@@ -776,6 +794,55 @@ JIT_READING = (
 )
 
 
+def variance_tables(results: list[CellResult]) -> list[Table]:
+    """For a run whose rounds rotated over layout variants: each cell's variance split into
+    within a process, between processes and between layouts (variance.py), and the same
+    pooled per driver over its cells."""
+    from . import variance
+
+    def row(name: str, c) -> list[str]:
+        return [
+            name,
+            str(c.layouts),
+            str(c.processes),
+            f"{c.within:.1%}",
+            f"{c.between_processes:.1%}",
+            f"{c.between_layouts:.1%}",
+            f"{c.share_layouts:.0%}",
+            f"{c.p:.3f}" if c.p == c.p else "-",
+        ]
+
+    rows, per_driver = [], {}
+    for r in results:
+        if not r.ok or len(set(r.layouts.values())) < 2:
+            continue
+        for metric in compared_metrics(r.cell.spec, [r]):
+            c = variance.decompose(variance.by_layout(r.metric(metric).rounds, r.layouts))
+            if c is not None:
+                rows.append(row(r.cell.key + ("" if metric == "time" else f" ({metric})"), c))
+                per_driver.setdefault(r.cell.driver_id, []).append(c)
+    if not rows:
+        return []
+    heads = ["layouts", "processes", "within", "between processes", "between layouts"]
+    heads += ["layout share", "p"]
+    return [
+        Table(
+            "Where the variance is, per driver over its cells: the root mean square of the "
+            "cells' parts, and their F tests combined (Fisher)",
+            ["driver", *heads],
+            [row(d, variance.pooled(cs)) for d, cs in sorted(per_driver.items())],
+        ),
+        Table(
+            "Where the variance is, per cell: relative standard deviations within a process "
+            "(of its samples), between processes of one layout variant (of their medians), "
+            "and between layout variants beyond that (their share of a process's variance, "
+            "and the F test's p that they differ at all)",
+            ["cell", *heads],
+            rows,
+        ),
+    ]
+
+
 def build(
     store,
     run_id: int,
@@ -802,6 +869,7 @@ def build(
                 raise
     tables += build_tables(results, floors)
     tables += instruction_tables(results)
+    tables += variance_tables(results)
     readings = []
     if aa:
         tables.append(aa)
@@ -869,14 +937,28 @@ def header_lines(rep: Report) -> list[str]:
         *_repetition_line(rep),
         f"git {rev}; host {prov.get('host')}; CPU {prov.get('cpu')} x{prov.get('cpus')}; "
         f"kernel {prov.get('kernel')}; governor {prov.get('governor') or 'not exposed'}",
+        *_machine_line(prov),
         f"versions: {versions or '-'}",
         f"builds: {builds or '-'}",
         f"command: {run['command']}",
     ]
 
 
+def _machine_line(prov: dict) -> list[str]:
+    """What the kernel did to every process (env.machine_settings); older runs lack it."""
+    m = prov.get("machine")
+    if not m:
+        return []
+    return [
+        f"address randomisation {m.get('aslr')}; transparent huge pages {m.get('thp')}; "
+        f"clock source {m.get('clocksource')}; driver environment "
+        + (" ".join(f"{k}={v}" for k, v in (prov.get("process_env") or {}).items()) or "-")
+    ]
+
+
 def _repetition_line(rep: Report) -> list[str]:
-    """How many processes the cells ran, and why some ran more (adaptive.py)."""
+    """How many processes the cells ran, why some ran more (adaptive.py), and over how
+    many layout variants of each driver the rounds rotated."""
     plan = Plan.from_json(json.loads(rep.run["plan"])) if rep.run.get("plan") else None
     reps = [e.reps for e in plan.entries if e.reps] if plan else []
     if not reps:
@@ -887,9 +969,16 @@ def _repetition_line(rep: Report) -> list[str]:
         budget = f" within {plan.budget:.0f} s" if plan.budget else ""
         more = sum(r > low for r in reps)
         line += (
-            f" (adaptive: {more} cells got more rounds while a headline ratio was wider "
-            f"than ±{plan.until:.0%}{budget})"
+            f" (adaptive: a pilot of {low} rounds, then a second stage sized from its "
+            f"variance gave {more} cells more, for headline ratios wider than "
+            f"±{plan.until:.0%}{budget})"
         )
+    variants = ", ".join(f"{n} {k}" for n, k in sorted(plan.layouts.items()))
+    line += f"; layout variants per driver: {variants or 'none (one binary each)'}"
+    line += (
+        f"; {stats.NO_INTERVAL}: a median of fewer than {stats.MIN_PROCESSES} processes, or "
+        "a ratio of one round, has no 95% interval"
+    )
     return [line]
 
 
@@ -998,7 +1087,7 @@ def metric_json(m: MetricData) -> dict:
     out.update(
         {
             "median": s.median,
-            "ci95": [s.low, s.high],
+            "ci95": stats.ci_json(s.low, s.high),
             "min": s.min,
             "spread": s.spread,
             "noisy": s.noisy,

@@ -39,6 +39,8 @@ class Outcome:
     other_load: float | None = None  # and other programs' CPU use while it ran
     commands: list[str] = field(default_factory=list)
     pids: list[int] = field(default_factory=list)
+    layout: int = 0  # the layout variant of the client's (or local process's) driver
+    server_layout: int | None = None  # and of the server's (pipe cells)
 
     @property
     def ok(self) -> bool:
@@ -117,6 +119,8 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
         other_load=done.noise.other_load,
         commands=done.commands,
         pids=done.pids,
+        layout=task.layout,
+        server_layout=task.server_layout if pipe else None,
     )
     if done.timed_out:
         outcome.error = f"timed out after {task.timeout:g} s (killed)"
@@ -256,17 +260,18 @@ def run_plan(
     store,
     run_id: int,
     plan: Plan,
-    executables: dict[tuple[str, str], Path],
+    executables: dict[tuple[str, str, int], Path],
     progress,
     identities: Identities | None = None,
     on_round=None,
 ) -> str:
     """Runs every process of the plan not yet stored, then, if the plan says `until`,
-    the rounds adaptive repetition adds (adaptive.py); returns the run's final status.
+    the second stage adaptive repetition sizes from them (adaptive.py); returns the run's
+    final status.
 
     `progress(task, rep, outcome_or_None)` is told before (None) and after each process
-    ("skipped" for the rest of a cell that failed); `on_round(round, tasks)` before each
-    added round. Ctrl-C stops the run as "interrupted" with everything finished kept.
+    ("skipped" for the rest of a cell that failed); `on_round(stage, tasks)` before the
+    second stage runs. Ctrl-C stops the run as "interrupted" with everything finished kept.
     """
     reconcile(store, run_id, plan)
     store.set_run_status(run_id, "running")
@@ -280,23 +285,21 @@ def run_plan(
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, previous)
     started, walls, ran = time.monotonic(), 0.0, 0
     try:
-        tasks = pending(store, run_id, plan, executables)
-        while True:
-            w, n = _run_tasks(store, run_id, tasks, progress, identities, stop)
-            walls, ran = walls + w, ran + n
-            # What the harness adds to each process (starting, storing, the headline's
-            # bootstrap between rounds), for the next round's estimate.
+        w, n = _run_tasks(
+            store, run_id, pending(store, run_id, plan, executables), progress, identities, stop
+        )
+        walls, ran = walls + w, ran + n
+        if plan.until and plan.pilot is None:
+            # What the harness adds to each process (starting, storing), for the stage's
+            # estimate of its own time.
             overhead = max(0.0, (time.monotonic() - started - walls) / ran) if ran else 0.0
-            more = (
-                adaptive.next_round(store, run_id, plan, deadline, overhead) if plan.until else None
-            )
-            if more is None:
-                break
-            plan = more.plan
+            stage = adaptive.second_stage(store, run_id, plan, deadline, overhead)
+            plan = stage.plan
             store.grow_plan(run_id, plan)
             tasks = pending(store, run_id, plan, executables)
             if on_round:
-                on_round(more, tasks)
+                on_round(stage, tasks)
+            _run_tasks(store, run_id, tasks, progress, identities, stop)
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"

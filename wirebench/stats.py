@@ -1,24 +1,35 @@
-"""Statistics over a cell's samples: median, bootstrap confidence interval, min, spread.
+"""Statistics over a cell's samples: medians, intervals that cover what they claim, ratios.
 
-A cell's samples come in groups, one group per process. Processes differ (memory layout,
-ASLR, what else the machine did), so the confidence interval comes from a two-level
-bootstrap: resample the processes, then the samples within each chosen process. With
-few processes this interval is honest rather than narrow.
+A cell's samples come in groups, one group per process, and the process is the unit:
+processes differ (memory layout, the host's scheduling, a whole process in a fast or a
+slow mode) by far more than the samples within one, so n processes are n measurements,
+not n x samples.
 
-Ratios between two cells of one run are paired by round (`paired_ratio`): the runner
-interleaves cells, so the n-th process of every cell ran in the same round, close in time,
-and a drift of the machine between rounds (on a shared VM, 10-25% over minutes) touches
-both sides of the ratio alike. Cells of different runs have no common rounds: their ratio
-is unpaired (`unpaired_ratio`), and the caller says which it has. Judging a change
-(compare.py) takes the process as the unit instead: `process_log_ratio`, Student's t on
-the logs of the process medians.
+- A cell's median (of all samples) gets a distribution-free 95% interval of the median
+  of its process medians: order statistics, which need MIN_PROCESSES (6) processes to
+  reach 95% at all (with n, the widest interval [min, max] covers 1 - 2 / 2^n). A cell
+  with fewer processes has no interval (NaN), and tables say so rather than print a
+  narrow one.
+- A ratio of two cells of one run is paired by round (`paired_ratio`): the runner
+  interleaves cells, so the n-th process of both ran seconds apart and a drift of the
+  machine touches both alike. It is the geometric mean over rounds of the ratio of the
+  two processes' medians, with Student's t interval on their logs. Cells of two runs
+  share no rounds: Welch's t with Satterthwaite's degrees of freedom
+  (`process_log_ratio(paired=False)`).
+- A headline ratio (`paired_geomean_ratio`) is the geometric mean of such per-cell
+  ratios over many cells; its standard error adds the cells' and its degrees of freedom
+  are Satterthwaite's.
 
-Histograms (latencies per operation) are merged across processes, never averaged, and
-each percentile gets an interval by resampling processes.
+Every interval is a t interval on logs or an order-statistic one, not a bootstrap: at
+the three to ten processes a cell has, a normal-quantile bootstrap covers 77-81% where it
+claims 95% (tests/test_coverage.py simulates it through this code). Histograms (latencies
+per operation) are merged across processes, never averaged, and each percentile gets a
+bootstrap interval that resamples processes.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,12 +37,29 @@ import numpy as np
 BOOTSTRAP = 2000
 CONFIDENCE = 0.95
 SPREAD_LIMIT = 0.05  # cells whose relative spread exceeds this are marked as noisy
+# A distribution-free 95% interval of a median needs this many processes: with n, the
+# widest one, [min, max], covers 1 - 2 * 0.5^n (0.97 at 6, 0.94 at 5).
+MIN_PROCESSES = 6
+NAN = float("nan")
+# Printed where an interval would be, for a cell of too few processes or a ratio of one
+# round: the reports' legends say why.
+NO_INTERVAL = "no CI"
+
+
+def ci_json(low: float, high: float) -> list[float] | None:
+    """An interval for JSON: [low, high], or null where there is none."""
+    return None if math.isnan(low) else [low, high]
+
+
+def fmt_interval(low: float, high: float, fmt=lambda v: f"{v:.2f}", sep: str = "-") -> str:
+    """An interval as text, or NO_INTERVAL where there is none (NaN)."""
+    return NO_INTERVAL if math.isnan(low) else f"{fmt(low)}{sep}{fmt(high)}"
 
 
 @dataclass(frozen=True)
 class Summary:
     median: float
-    low: float  # 95% confidence interval of the median
+    low: float  # 95% confidence interval of the median; NaN: too few processes for one
     high: float
     min: float
     spread: float  # interquartile range over the median, across all samples
@@ -42,49 +70,47 @@ class Summary:
     def noisy(self) -> bool:
         return self.spread > SPREAD_LIMIT
 
+    @property
+    def has_interval(self) -> bool:
+        return not math.isnan(self.low)
+
+    def interval(self, fmt, sep: str = " - ") -> str:
+        return fmt_interval(self.low, self.high, fmt, sep)
+
 
 def _rng(seed: int = 0x5EED) -> np.random.Generator:
     # A fixed seed: the same stored samples always give the same report.
     return np.random.default_rng(seed)
 
 
-def bootstrap_medians(
-    groups: list[list[float]], rng: np.random.Generator, picked: np.ndarray | None = None
-) -> np.ndarray:
-    """BOOTSTRAP medians of two-level resamples (processes, then samples in each).
+def median_interval(values) -> tuple[float, float]:
+    """A distribution-free 95% interval of the median of the population `values` are
+    drawn from: the order statistics x(k) and x(n+1-k), with the largest k that still
+    covers 95% whatever the distribution. NaN for fewer than MIN_PROCESSES values."""
+    from scipy.stats import binom
 
-    `picked` (BOOTSTRAP x processes) chooses the processes of each resample; a paired
-    ratio passes the same choice for both cells."""
-    arrays = [np.asarray(g, dtype=float) for g in groups if len(g)]
-    n_groups = len(arrays)
-    sizes = np.array([len(a) for a in arrays])
-    flat = np.concatenate(arrays)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    # Pick groups, then a sample index within each picked group, all vectorised.
-    if picked is None:
-        picked = rng.integers(0, n_groups, size=(BOOTSTRAP, n_groups))
-    per_group = sizes.max()
-    within = rng.random((BOOTSTRAP, n_groups, per_group))
-    idx = offsets[picked][..., None] + (within * sizes[picked][..., None]).astype(int)
-    if (sizes == per_group).all():  # the usual case, and the fast one: nothing to mask
-        return np.median(flat[idx].reshape(BOOTSTRAP, -1), axis=1)
-    # Groups smaller than the largest: keep only their own sample count (mask the rest).
-    mask = np.arange(per_group)[None, None, :] < sizes[picked][..., None]
-    values = np.where(mask, flat[idx], np.nan).reshape(BOOTSTRAP, -1)
-    return np.nanmedian(values, axis=1)
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if n < MIN_PROCESSES:
+        return NAN, NAN
+    alpha = 1 - CONFIDENCE
+    # P(x(k) <= m <= x(n+1-k)) = 1 - 2 P(Binomial(n, 1/2) <= k - 1): the largest such k.
+    k = 1
+    while 2 * binom.cdf(k, n, 0.5) <= alpha:
+        k += 1
+    return float(x[k - 1]), float(x[n - k])
 
 
 def summarize(groups: list[list[float]]) -> Summary:
     """Summary of per-iteration times (or any values), grouped by process."""
-    flat = np.concatenate([np.asarray(g, dtype=float) for g in groups if len(g)])
+    arrays = [np.asarray(g, dtype=float) for g in groups if len(g)]
+    flat = np.concatenate(arrays)
     median = float(np.median(flat))
     q1, q3 = np.percentile(flat, [25, 75])
-    if len(flat) > 1:
-        meds = bootstrap_medians(groups, _rng())
-        alpha = (1 - CONFIDENCE) / 2
-        low, high = (float(v) for v in np.quantile(meds, [alpha, 1 - alpha]))
+    if np.ptp(flat) == 0:
+        low = high = median  # exact counts (instructions) and constants: no uncertainty
     else:
-        low = high = median
+        low, high = median_interval([np.median(a) for a in arrays])
     return Summary(
         median=median,
         low=low,
@@ -92,94 +118,45 @@ def summarize(groups: list[list[float]]) -> Summary:
         min=float(flat.min()),
         spread=float((q3 - q1) / median) if median else 0.0,
         n_samples=int(len(flat)),
-        n_processes=sum(1 for g in groups if len(g)),
+        n_processes=len(arrays),
     )
 
 
 @dataclass(frozen=True)
 class Ratio:
-    value: float  # median(a) / median(b)
-    low: float
+    value: float  # the geometric mean of the ratios of process medians
+    low: float  # 95% interval; NaN: too few rounds for one
     high: float
     paired: bool
 
+    @property
+    def has_interval(self) -> bool:
+        return not math.isnan(self.low)
 
-def _flat(groups) -> np.ndarray:
-    return np.concatenate([np.asarray(g, dtype=float) for g in groups if len(g)])
+    @property
+    def width(self) -> float:
+        """The interval's larger half-width relative to the ratio; inf without one."""
+        if not self.has_interval:
+            return math.inf
+        return max(self.value - self.low, self.high - self.value) / self.value
 
-
-def _interval(ma: np.ndarray, mb: np.ndarray) -> tuple[float, float]:
-    alpha = (1 - CONFIDENCE) / 2
-    low, high = np.quantile(ma / mb, [alpha, 1 - alpha])
-    return float(low), float(high)
-
-
-def paired_ratio(a: dict[int, list[float]], b: dict[int, list[float]]) -> Ratio:
-    """The ratio of two cells of ONE run, paired by round: the runner interleaves cells,
-    so the processes of round r of both cells ran close in time. The bootstrap resamples
-    rounds, the same ones on both sides. Only rounds both cells have are used."""
-    rounds = sorted(set(a) & set(b))
-    if not rounds:
-        raise ValueError("a paired ratio needs rounds that both cells ran")
-    ga, gb = [a[r] for r in rounds], [b[r] for r in rounds]
-    rng = _rng()
-    picked = rng.integers(0, len(rounds), size=(BOOTSTRAP, len(rounds)))
-    ma, mb = bootstrap_medians(ga, rng, picked), bootstrap_medians(gb, rng, picked)
-    value = float(np.median(_flat(ga))) / float(np.median(_flat(gb)))
-    return Ratio(value, *_interval(ma, mb), paired=True)
+    def text(self, digits: int = 2, x: str = "") -> str:
+        """`1.05x [0.98-1.10]`: the ratio and its interval (NO_INTERVAL without one)."""
+        f = f"{{:.{digits}f}}".format
+        return f"{f(self.value)}{x} [{fmt_interval(self.low, self.high, f)}]"
 
 
 def geomean(values) -> float:
     return float(np.exp(np.mean(np.log(np.asarray(values, dtype=float)))))
 
 
-def paired_geomean_ratio(pairs: list[tuple[dict, dict]]) -> Ratio:
-    """The geometric mean over several cells of their A/B ratios, each cell's ratio the
-    geometric mean over its rounds of the ratio of the two processes' medians in that
-    round (paired: they ran seconds apart), with one interval for the whole.
-
-    Process-level: on this kind of machine processes of one cell differ by 20% and more,
-    some in two modes (a whole process fast or slow), and a pooled median jumps between
-    the modes while a mean over processes settles as one over the square root of their
-    number (Kalibera and Jones, "Rigorous benchmarking in reasonable time", 2013). The
-    interval resamples each cell's rounds: the top level of the hierarchy only, which
-    carries the lower levels' variation with it (resampling samples within processes as
-    well would count it twice, and skews the median of three samples)."""
-    rng = _rng()
-    boots, means = np.zeros(BOOTSTRAP), []
-    for a, b in pairs:
-        rounds = sorted(set(a) & set(b))
-        if not rounds:
-            raise ValueError("a paired geometric mean needs rounds that both cells ran")
-        logs = np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
-        mean, n = logs.mean(), len(rounds)
-        means.append(mean)
-        picked = rng.integers(0, n, size=(BOOTSTRAP, n))
-        # A resampled mean varies (n-1)/n as much as the mean itself: widened by the
-        # inverse, so that a cell of three rounds is not a third too sure of itself.
-        boots += mean + (logs[picked].mean(axis=1) - mean) * np.sqrt(n / max(n - 1, 1))
-    alpha = (1 - CONFIDENCE) / 2
-    low, high = np.exp(np.quantile(boots / len(pairs), [alpha, 1 - alpha]))
-    return Ratio(float(np.exp(np.mean(means))), float(low), float(high), paired=True)
-
-
-def unpaired_ratio(a: list[list[float]], b: list[list[float]]) -> Ratio:
-    """The ratio of two cells whose processes did not run side by side (two runs, two
-    machines): each side resampled on its own, so a drift between them is not cancelled
-    and the interval is wider."""
-    rng = _rng()
-    ma, mb = bootstrap_medians(a, rng), bootstrap_medians(b, rng)
-    value = float(np.median(_flat(a))) / float(np.median(_flat(b)))
-    return Ratio(value, *_interval(ma, mb), paired=False)
-
-
 @dataclass(frozen=True)
 class LogRatio:
-    """log(A/B) of two cells over their processes: the difference of the means of the logs
-    of the process medians, its standard error and degrees of freedom (Student's t)."""
+    """log(A/B) over processes: a mean of logs of process medians (or of their ratios),
+    its standard error and degrees of freedom (Student's t)."""
 
     value: float
-    se: float  # 0: no spread at all (exact counts); NaN: one process a side
+    se: float  # 0: no spread at all (exact counts); NaN: too few processes for one
     df: float
     paired: bool
 
@@ -191,7 +168,7 @@ class LogRatio:
         v = float(np.exp(self.value))
         se = float(np.sqrt(self.se**2 + extra_var))
         if not np.isfinite(se):
-            return Ratio(v, float("nan"), float("nan"), self.paired), None
+            return Ratio(v, NAN, NAN, self.paired), None
         if se == 0:
             return Ratio(v, v, v, self.paired), None
         half = t.ppf(1 - (1 - CONFIDENCE) / 2, self.df) * se
@@ -200,22 +177,83 @@ class LogRatio:
         return Ratio(v, float(low), float(high), self.paired), p
 
 
-def process_log_ratio(a: dict[int, list[float]], b: dict[int, list[float]], paired: bool):
+def _round_logs(a: dict[int, list[float]], b: dict[int, list[float]], what: str) -> np.ndarray:
+    """log(median of a's process / median of b's process) for every round both ran."""
+    rounds = sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
+    if not rounds:
+        raise ValueError(f"{what} needs rounds that both cells ran")
+    return np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
+
+
+def _variance(d: np.ndarray, pilot: int | None) -> tuple[float, int]:
+    """The variance per round of d, and its degrees of freedom: from the first `pilot`
+    rounds when a second stage was sized from them (Stein's interval: the number of
+    rounds depends on the pilot's variance only, so the mean of all rounds over the
+    pilot's standard deviation is exactly t with pilot - 1 degrees of freedom; a variance
+    of all rounds would be smallest exactly when the pilot's luck made the count small,
+    and cover 92% instead of 95%), else from all of them. NaN with one round."""
+    used = d[:pilot] if pilot and len(d) > pilot else d
+    if len(used) < 2:
+        return NAN, 0
+    return float(np.var(used, ddof=1)), len(used) - 1
+
+
+def _mean_log(d: np.ndarray, pilot: int | None = None) -> LogRatio:
+    var, df = _variance(d, pilot)
+    return LogRatio(float(d.mean()), float(np.sqrt(var / len(d))), df, True)
+
+
+def paired_ratio(
+    a: dict[int, list[float]], b: dict[int, list[float]], pilot: int | None = None
+) -> Ratio:
+    """A/B of two cells of ONE run, paired by round (a round one lacks leaves its
+    partner out): the geometric mean over rounds of the ratio of the two processes'
+    medians, with its 95% t interval (none from a single round). `pilot`: the rounds a
+    second stage was sized from (adaptive.py), None: the rounds were fixed in advance."""
+    return _mean_log(_round_logs(a, b, "a paired ratio"), pilot).ratio()[0]
+
+
+def paired_geomean_log(pairs: list[tuple[dict, dict]], pilot: int | None = None) -> LogRatio:
+    """The mean over several cells of their paired log ratios (_round_logs), with the
+    standard error of that mean: the cells' squared standard errors added (each from its
+    own rounds, or its pilot's: _variance) over the number of cells squared, and
+    Satterthwaite's degrees of freedom. A cell of one round has no variance of its own:
+    it borrows the median of the others', and with no other there is no interval."""
+    cells = [_round_logs(a, b, "a paired geometric mean") for a, b in pairs]
+    means = np.array([d.mean() for d in cells])
+    ns = np.array([len(d) for d in cells], dtype=float)
+    var = [_variance(d, pilot) for d in cells]
+    s2, dfs = np.array([v for v, _ in var]), np.array([df for _, df in var], dtype=float)
+    known = dfs > 0
+    if not known.any():
+        return LogRatio(float(means.mean()), NAN, 0, True)
+    s2[~known] = np.median(s2[known])
+    dfs[~known] = np.median(dfs[known])
+    v = s2 / ns  # each cell's squared standard error
+    k = len(cells)
+    se = float(np.sqrt(v.sum()) / k)
+    df = float(v.sum() ** 2 / (v**2 / dfs).sum()) if v.sum() > 0 else 1.0
+    return LogRatio(float(means.mean()), se, df, True)
+
+
+def paired_geomean_ratio(pairs: list[tuple[dict, dict]], pilot: int | None = None) -> Ratio:
+    """The geometric mean over several cells of their paired A/B ratios, with one 95%
+    interval for the whole (paired_geomean_log)."""
+    return paired_geomean_log(pairs, pilot).ratio()[0]
+
+
+def process_log_ratio(
+    a: dict[int, list[float]], b: dict[int, list[float]], paired: bool, pilot: int | None = None
+):
     """A/B as the ratio of the geometric means of the two cells' process medians, for
-    judging a change (compare.py): paired by round (two cells of one run), or Welch's (two
-    runs, whose processes did not run side by side). The process is the independent unit,
-    and with the handful a cell has, t's wider quantiles are honest where a bootstrap over
-    five processes is a third too narrow."""
+    judging a change (compare.py): paired by round (two cells of one run; `pilot` as for
+    paired_ratio), or Welch's (two runs, whose processes did not run side by side)."""
     if paired:
-        rounds = sorted(set(a) & set(b))
-        d = np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
-        n = len(d)
-        se = float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-        return LogRatio(float(d.mean()), se, n - 1, True)
+        return _mean_log(_round_logs(a, b, "a paired ratio"), pilot)
     la = np.log([np.median(g) for g in a.values() if len(g)])
     lb = np.log([np.median(g) for g in b.values() if len(g)])
     if min(len(la), len(lb)) < 2:
-        return LogRatio(float(la.mean() - lb.mean()), float("nan"), 0, False)
+        return LogRatio(float(la.mean() - lb.mean()), NAN, 0, False)
     va, vb = np.var(la, ddof=1) / len(la), np.var(lb, ddof=1) / len(lb)
     se = float(np.sqrt(va + vb))
     # Welch-Satterthwaite; any positive value where there is no spread (no test is made).

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .cells import Plan
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 LOCK_WAIT_S = 60.0
 
 
@@ -88,6 +88,8 @@ CREATE TABLE processes (
     finished TEXT NOT NULL,
     steal_ns INTEGER,                  -- the hypervisor's steal on the process's CPUs
     other_load REAL,                   -- other programs' CPU use while it ran, in CPUs
+    layout INTEGER,                    -- the layout variant its driver ran (plan.layouts)
+    server_layout INTEGER,             -- and the server's, for a pipe cell
     PRIMARY KEY (run_id, key, rep)
 );
 CREATE TABLE metrics (
@@ -155,7 +157,15 @@ def _migrate_3_to_4(db: sqlite3.Connection) -> None:
     db.execute("CREATE UNIQUE INDEX runs_uid ON runs (uid)")
 
 
-MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}  # N to N + 1
+def _migrate_4_to_5(db: sqlite3.Connection) -> None:
+    """Version 5 records which layout variant of its driver each process ran (variant 0,
+    the only one before, for older rows)."""
+    db.execute("ALTER TABLE processes ADD COLUMN layout INTEGER")
+    db.execute("ALTER TABLE processes ADD COLUMN server_layout INTEGER")
+    db.execute("UPDATE processes SET layout = 0")
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
 
 
 def _now() -> str:
@@ -431,8 +441,8 @@ class Store:
             )
             self.db.execute(
                 "INSERT INTO processes (run_id, key, rep, status, error, wall_ns, "
-                "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load, "
+                "layout, server_layout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     key,
@@ -448,6 +458,8 @@ class Store:
                     _now(),
                     outcome.steal_ns,
                     outcome.other_load,
+                    outcome.layout,
+                    outcome.server_layout,
                 ),
             )
             self.db.execute(
@@ -471,6 +483,17 @@ class Store:
         return self.db.execute(
             "SELECT * FROM processes WHERE run_id = ? AND key = ? ORDER BY rep", (run_id, key)
         ).fetchall()
+
+    def layouts(self, run_id: int) -> dict[str, dict[int, int]]:
+        """The layout variant each process of each cell ran: key -> rep -> variant."""
+        rows = self.db.execute(
+            "SELECT key, rep, layout FROM processes WHERE run_id = ? AND layout IS NOT NULL",
+            (run_id,),
+        )
+        out: dict[str, dict[int, int]] = {}
+        for r in rows:
+            out.setdefault(r["key"], {})[r["rep"]] = r["layout"]
+        return out
 
     def mean_walls(self, run_id: int) -> dict[str, float]:
         """Each cell's mean wall time per process so far, in seconds."""
@@ -518,10 +541,24 @@ class Store:
 # -- merging stores ----------------------------------------------------------------------
 
 CELL_RESULT = ("status", "error", "cpu_ns", "max_rss_kb", "finished", "steal", "other_load")
-PROCESS_COLUMNS = (
-    "key, rep, status, error, wall_ns, user_ns, sys_ns, max_rss_kb, result, command, "
-    "finished, steal_ns, other_load"
-)
+PROCESS_FIELDS = [
+    "key",
+    "rep",
+    "status",
+    "error",
+    "wall_ns",
+    "user_ns",
+    "sys_ns",
+    "max_rss_kb",
+    "result",
+    "command",
+    "finished",
+    "steal_ns",
+    "other_load",
+    "layout",
+    "server_layout",
+]
+PROCESS_COLUMNS = ", ".join(PROCESS_FIELDS)
 
 
 def merge(source: Store, dest: Store) -> list[tuple[int, int, bool, int, int]]:
@@ -555,8 +592,9 @@ def merge(source: Store, dest: Store) -> list[tuple[int, int, bool, int, int]]:
                 if (p["key"], p["rep"]) not in have
             ]
             dest.db.executemany(
-                f"INSERT INTO processes (run_id, {PROCESS_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                [(run_id, *(p[c.strip()] for c in PROCESS_COLUMNS.split(","))) for p in procs],
+                f"INSERT INTO processes (run_id, {PROCESS_COLUMNS}) "
+                f"VALUES ({', '.join('?' * (1 + len(PROCESS_FIELDS)))})",
+                [(run_id, *(p[c] for c in PROCESS_FIELDS)) for p in procs],
             )
             copied = {(p["key"], p["rep"]) for p in procs}
             metrics = source.db.execute("SELECT * FROM metrics WHERE run_id = ?", (src,))

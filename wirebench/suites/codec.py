@@ -172,8 +172,9 @@ class Codec(Suite):
 
     def headline(self, cell, default):
         """Each library's default cell (its first: every operation it has, its usual
-        variant) in both cases. Left out: the variants (buffer, strings, validation)."""
-        return default
+        variant) for the seed's record, `log`. Left out: the batch (`logs`) and the
+        variants (buffer, strings, validation)."""
+        return default and cell.case == "log"
 
     def judge_cell(self, processes: list[dict]) -> tuple[str, str | None]:
         status, error = super().judge_cell(processes)
@@ -232,12 +233,12 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
                 m, size = r.metrics.get(op), r.summary("size").median
                 s = m.summary if m else None
                 rate.append(size / s.median * 1e3 if s else 0)
-                low.append(rate[-1] - size / s.high * 1e3 if s else 0)
-                high.append(size / s.low * 1e3 - rate[-1] if s else 0)
+                low.append(size / s.high * 1e3 if s else rate[-1])  # a rate: the time's high
+                high.append(size / s.low * 1e3 if s else rate[-1])
             ax.barh(
                 range(len(mine)),
                 rate,
-                xerr=[low, high],
+                xerr=ch.whiskers(rate, low, high),
                 color=[ch.colour(r.cell.lang) for r in mine],
                 error_kw={"elinewidth": 0.6, "capsize": 1.5},
             )
@@ -307,9 +308,8 @@ def _rate(r: CellResult, op: str) -> str:
         return ""
     size = r.metrics["size"].summary.median
     s = m.summary
-    return f"{size / s.median * 1e3:.0f} [{size / s.high * 1e3:.0f}-{size / s.low * 1e3:.0f}]" + (
-        " !" if s.noisy else ""
-    )
+    rate = stats.fmt_interval(size / s.high * 1e3, size / s.low * 1e3, lambda v: f"{v:.0f}")
+    return f"{size / s.median * 1e3:.0f} [{rate}]" + (" !" if s.noisy else "")
 
 
 def _scalar(r: CellResult, name: str) -> float | None:
@@ -381,6 +381,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
 def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
     """One format across languages: per operation, each cell's time and its ratio to the
     fastest cell with the same values of the parameters that govern the operation."""
+    from .. import report
     from ..report import Table
 
     fastest: dict[tuple, CellResult] = {}
@@ -404,8 +405,8 @@ def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
                 row.append("")
                 continue
             best = fastest[(op, *(r.cell.param.get(p) for p in GOVERNS[op]))]
-            q = stats.paired_ratio(m.rounds, best.metrics[op].rounds)
-            row.append(f"{_time(r, op)} ({q.value:.2f}x [{q.low:.2f}-{q.high:.2f}])")
+            q = report.ratio(m, best.metrics[op])
+            row.append(f"{_time(r, op)} ({q.text(x='x')})")
         rows.append(row)
     return Table(
         f"codec / {case}: {fmt} across languages (time, and ratio to the fastest of the "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import stats
 from . import MetricSpec, Param, ResultError, Suite
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class Limit(Suite):
                     r.cell.impl,
                     r.cell.param["block"],
                     f"{b / s.median:.2f}",
-                    f"{b / s.high:.2f} - {b / s.low:.2f}",
+                    stats.fmt_interval(b / s.high, b / s.low, sep=" - "),
                     f"{s.spread * 100:.1f}%",
                 ]
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .. import stats
+from .. import report, stats
 from ..report import CellResult, Table, fmt_time, param_columns
 from .queue import P99_BOUND_NS, RATES, interval_log
 
@@ -27,7 +27,7 @@ def _pct_cell(p: stats.Percentile) -> str:
 
 def _mean_cell(r: CellResult) -> str:
     s = r.summary("time")
-    return f"{s.median:.2f} [{s.low:.2f}-{s.high:.2f}]" + (" !" if s.noisy else "")
+    return f"{s.median:.2f} [{s.interval(lambda v: f'{v:.2f}', '-')}]" + (" !" if s.noisy else "")
 
 
 def _steal(r: CellResult) -> str:
@@ -139,14 +139,14 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         b = base.get(_base_key(r))
         if b is None or b is r:
             continue
-        q = stats.paired_geomean_ratio([(r.metric("time").rounds, b.metric("time").rounds)])
+        q = report.ratio(r.metric("time"), b.metric("time"))
         pa, pb = _pct(r), _pct(b)
         rows.append(
             [
                 r.cell.case,
                 f"{r.cell.impl} / {b.cell.impl}",
                 *(r.cell.param.get(n, "") for n in names),
-                f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                q.text(),
                 f"{pa[50.0].value / pb[50.0].value:.2f}",
                 f"{pa[99.0].value / pb[99.0].value:.2f}",
             ]
@@ -160,7 +160,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         rel = next((x for x in ok if (x.cell.case, x.cell.impl, x.cell.params) == same), None)
         if rel is None:
             continue
-        q = stats.paired_geomean_ratio([(r.metric("time").rounds, rel.metric("time").rounds)])
+        q = report.ratio(r.metric("time"), rel.metric("time"))
         fence.append(
             [
                 r.cell.case,
@@ -168,7 +168,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
                 *(r.cell.param.get(n, "") for n in names if n != "ordering"),
                 f"{rel.summary('time').median:.2f}",
                 f"{r.summary('time').median:.2f}",
-                f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]",
+                q.text(),
             ]
         )
     out = []

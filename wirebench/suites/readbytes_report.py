@@ -4,7 +4,7 @@ the fastest, MB/s beside the machine's memcpy bandwidth, and a bar chart of each
 
 from __future__ import annotations
 
-from .. import drivers, stats
+from .. import drivers, report
 from ..readbytes_data import SIZE
 from ..report import CellResult, Table, _per_build
 from . import limit
@@ -63,14 +63,14 @@ def tables(results: list[CellResult], all_results: list[CellResult]) -> list[Tab
             s = r.summary("time")
             ratio = "1.00" if r is fastest else "-"
             if fastest is not None and r is not fastest:
-                q = stats.paired_ratio(r.metric("time").rounds, fastest.metric("time").rounds)
-                ratio = f"{q.value:.2f} [{q.low:.2f}-{q.high:.2f}]"
+                q = report.ratio(r.metric("time"), fastest.metric("time"))
+                ratio = q.text()
             rows.append(
                 [
                     r.cell.impl,
                     compiler(r),
                     f"{PASSES * SIZE:,}",
-                    f"{_ms(s.median):.1f} [{_ms(s.low):.1f}-{_ms(s.high):.1f}]"
+                    f"{_ms(s.median):.1f} [{s.interval(lambda v: f'{_ms(v):.1f}', '-')}]"
                     + (" !" if s.noisy else ""),
                     ratio,
                     f"{SIZE / s.median * 1000:,.0f}",
@@ -125,10 +125,11 @@ def charts(results: list[CellResult], all_results: list[CellResult]) -> dict[str
         fig, ((ax,),) = charts.figure(9, 0.8 + 0.24 * len(ok))
         ys = range(len(ok))
         med = [_ms(r.summary("time").median) for r in ok]
-        err = [
-            [m - _ms(r.summary("time").low) for m, r in zip(med, ok, strict=True)],
-            [_ms(r.summary("time").high) - m for m, r in zip(med, ok, strict=True)],
-        ]
+        err = charts.whiskers(
+            med,
+            [_ms(r.summary("time").low) for r in ok],
+            [_ms(r.summary("time").high) for r in ok],
+        )
         ax.barh(
             list(ys),
             med,

@@ -64,16 +64,17 @@ READING = (
 
 class Rpc(Suite):
     def headline(self, cell, default):
-        """Reuse, no compression, object and bytes for every library (the work, then the
-        work plus its wire format), and capnp carsales over a pipe in one language (a
-        JVM pipe process costs 5-9 s: one case of it). Left out: no-reuse, packing,
-        pipe-async, the other pipe cells and placements, cross-language pairs."""
+        """Reuse, no compression, bytes for every library (the work plus its wire format),
+        and capnp carsales over a pipe in one language (a JVM pipe process costs 5-9 s:
+        one case of it). Left out, to keep the default run within 10 minutes at 6
+        processes a cell: object mode (the work alone), no-reuse, packing, pipe-async,
+        the other pipe cells and placements, cross-language pairs."""
         p = cell.param
         if p.get("reuse") != "reuse" or p.get("compression") != "none":
             return False
         if p.get("mode") == "pipe":
             return (cell.case, cell.lib) == ("carsales", "capnp") and cell.server_lang == cell.lang
-        return p.get("mode") in ("object", "bytes")
+        return p.get("mode") == "bytes"
 
     def expand(self, driver, entry, ctx: ExpandContext):
         """A pipe cell becomes one cell per placement and per server driver: with --pair,
@@ -132,6 +133,7 @@ class Rpc(Suite):
             )
 
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
+        from .. import report
         from ..report import Table, fmt_bytes, fmt_ratio, fmt_time
 
         bandwidth = limit.bandwidth(context["all"])
@@ -149,16 +151,14 @@ class Rpc(Suite):
                 floor = floors.get(_floor_key(r))
                 vs_null = "-"
                 if floor and floor is not r:
-                    vs_null = fmt_ratio(
-                        stats.paired_ratio(time.rounds, floor.metric("time").rounds)
-                    )
+                    vs_null = fmt_ratio(report.ratio(time, floor.metric("time")))
                 bpi = r.summary("bytes").median
                 memcpy = fmt_time(bpi / bandwidth[block]) if bpi and block in bandwidth else "-"
                 rows.append(
                     head
                     + [
                         fmt_time(s.median),
-                        f"{fmt_time(s.low)} - {fmt_time(s.high)}",
+                        s.interval(fmt_time),
                         fmt_time(s.min),
                         f"{s.spread * 100:.1f}%" + (" !" if s.noisy else ""),
                         fmt_bytes(bpi) if bpi else "-",
@@ -195,6 +195,7 @@ def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict
     ratios), whiskers the 95% interval. Pipe cells between two languages are not drawn:
     they belong to neither."""
     from .. import charts as ch
+    from .. import report
 
     single = [r for r in results if r.ok and r.cell.server_lang in (None, r.cell.lang)]
     bases = {(r.cell.case, r.cell.lib, r.cell.params): r for r in single if r.cell.lang == base}
@@ -205,7 +206,7 @@ def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict
             continue
         p = r.cell.param
         setting = (r.cell.case, p.get("compression"), p.get("reuse"), p.get("build"))
-        q = stats.paired_ratio(r.metric("time").rounds, b.metric("time").rounds)
+        q = report.ratio(r.metric("time"), b.metric("time"))
         groups.setdefault(setting, {}).setdefault(r.cell.impl, {})[p["mode"]] = q
     files = {}
     for (case, compression, reuse, build), impls in sorted(groups.items(), key=str):
@@ -220,7 +221,9 @@ def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict
                 [x for x, q in zip(xs, qs, strict=True) if q],
                 [q.value for q in qs if q],
                 width,
-                yerr=[[q.value - q.low for q in qs if q], [q.high - q.value for q in qs if q]],
+                yerr=ch.whiskers(
+                    *([getattr(q, f) for q in qs if q] for f in ("value", "low", "high"))
+                ),
                 label=impl,
                 color=ch.colour(impl.split("/")[0].split("@")[0]),
                 hatch=HATCHES.get(impl.split("/")[1], "xx"),  # the libraries of a language
