@@ -5,8 +5,8 @@
 
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
-# Seconds make bench may run, adaptive rounds included: `make bench BUDGET=1500` narrows more.
-BUDGET ?= 810
+# Seconds make bench may run, its second stage included: `make bench BUDGET=1500` narrows more.
+BUDGET ?= 570
 
 .PHONY: setup build bench bench-full bench-standard test test-drivers test-fuzz test-harness lint
 
@@ -17,11 +17,12 @@ build: setup
 	$(WIREBENCH) build
 
 # The default run (docs/methodology.md, "The default run"): every suite and language,
-# the headline cells each suite chooses, 3 processes each and one A/A twin per suite and
-# language, quick profile, then more rounds while a headline ratio is wider than ±5%,
-# within BUDGET. `make bench-full` is the whole matrix at the quick counts.
+# the headline cells each suite chooses, a pilot of 6 processes each (rotating over 6
+# layout variants of each native driver) and one A/A twin per suite and language, quick
+# profile, then a second stage sized from the pilot for the headline ratios wider than
+# ±5%, within BUDGET. `make bench-full` is the whole matrix at the quick counts.
 bench: build
-	$(WIREBENCH) run --headline --aa 1 --repeat 3 --until 0.05 --budget $(BUDGET)
+	$(WIREBENCH) run --headline --aa 1 --repeat 6 --until 0.05 --budget $(BUDGET)
 
 bench-full: build
 	$(WIREBENCH) run

@@ -27,8 +27,8 @@ def colour(lang: str) -> str:
 def whiskers(values: list[float], lows: list[float], highs: list[float]) -> list[list[float]]:
     """matplotlib's error bars (below, above) for values and their intervals; none (0)
     where a value has no interval (NaN: too few processes, stats.NO_INTERVAL)."""
-    below = [v - lo if lo == lo else 0.0 for v, lo in zip(values, lows, strict=True)]
-    above = [hi - v if hi == hi else 0.0 for v, hi in zip(values, highs, strict=True)]
+    below = [max(0.0, v - lo) if lo == lo else 0.0 for v, lo in zip(values, lows, strict=True)]
+    above = [max(0.0, hi - v) if hi == hi else 0.0 for v, hi in zip(values, highs, strict=True)]
     return [below, above]
 
 

@@ -40,12 +40,19 @@ def governor() -> str | None:
     return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 
 
+ADDR_NO_RANDOMIZE = 0x0040000  # personality(2): `setarch -R` turns randomisation off
+
+
 def machine_settings() -> dict:
     """What the kernel does to every process that can move a measurement: address
-    randomisation (0 off, 2 full), transparent huge pages ([brackets] mark the mode in
-    force), the clock source behind the monotonic clock, and the CPU governor."""
+    randomisation (the system's setting, 0 off and 2 full, unless the harness runs under
+    `setarch -R`, whose personality its drivers inherit), transparent huge pages
+    ([brackets] mark the mode in force), the clock source behind the monotonic clock, and
+    the CPU governor."""
+    personality = int(_read("/proc/self/personality") or "0", 16)
+    aslr = _read("/proc/sys/kernel/randomize_va_space")
     return {
-        "aslr": _read("/proc/sys/kernel/randomize_va_space"),
+        "aslr": "0 (setarch -R)" if personality & ADDR_NO_RANDOMIZE else aslr,
         "thp": _read("/sys/kernel/mm/transparent_hugepage/enabled"),
         "thp_defrag": _read("/sys/kernel/mm/transparent_hugepage/defrag"),
         "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),

@@ -58,7 +58,7 @@ def fmt_interval(low: float, high: float, fmt=lambda v: f"{v:.2f}", sep: str = "
 
 @dataclass(frozen=True)
 class Summary:
-    median: float
+    median: float  # of the process medians
     low: float  # 95% confidence interval of the median; NaN: too few processes for one
     high: float
     min: float
@@ -105,12 +105,15 @@ def summarize(groups: list[list[float]]) -> Summary:
     """Summary of per-iteration times (or any values), grouped by process."""
     arrays = [np.asarray(g, dtype=float) for g in groups if len(g)]
     flat = np.concatenate(arrays)
-    median = float(np.median(flat))
+    medians = [np.median(a) for a in arrays]
+    # The median of the process medians: the process is the unit, and the interval below
+    # is of this quantity (a pooled median can fall outside it).
+    median = float(np.median(medians))
     q1, q3 = np.percentile(flat, [25, 75])
     if np.ptp(flat) == 0:
         low = high = median  # exact counts (instructions) and constants: no uncertainty
     else:
-        low, high = median_interval([np.median(a) for a in arrays])
+        low, high = median_interval(medians)
     return Summary(
         median=median,
         low=low,
