@@ -295,3 +295,18 @@ def test_the_headline_run_keeps_the_stratified_few():
     codec = [c.param["buffer"] for c in cells if c.suite == "codec"]
     assert codec == ["reused"]  # the library's default (first listed) cell only
     assert len([c for c in cells if c.suite == "limit"]) == 3
+
+
+def test_native_drivers_rotate_over_their_default_layouts_and_the_jvm_over_none():
+    from wirebench import orchestrate
+
+    names = ["cpp", "cpp-clang++", "go", "java", "rust", "d-gdc"]
+    default = orchestrate.Request(filters={}, profile="quick")
+    assert orchestrate.layouts(default, names) == {
+        n: orchestrate.DEFAULT_LAYOUTS[n.split("-")[0]] for n in names if n != "java"
+    }
+    one = orchestrate.Request(filters={}, profile="quick", layouts=1)
+    assert orchestrate.layouts(one, names) == {}
+    three = orchestrate.Request(filters={}, profile="quick", layouts=3)
+    assert set(orchestrate.layouts(three, names).values()) == {3}
+    assert "java" not in orchestrate.layouts(three, names)

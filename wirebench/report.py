@@ -487,8 +487,7 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
         (
             False,
             f"The headline per library: each library's cells alone, the same geometric mean "
-            f"of ratios to {base} (fewer cells: wider intervals; ! wider than ±5%). A cell's "
-            "own ratio in the tables below is of its medians, and may differ a little",
+            f"of ratios to {base} (fewer cells: wider intervals; ! wider than ±5%)",
         ),
     ):
         rows = overall[whole]
@@ -721,7 +720,8 @@ def instruction_tables(results: list[CellResult]) -> list[Table]:
         tables.append(
             Table(
                 f"{suite.name}: instructions and estimated cycles per iteration (valgrind, "
-                "exact: no interval)",
+                "exact: no interval; user space only, not the kernel's work: pipe I/O, "
+                "page faults, system calls)",
                 ["case", "impl", *names, "instr", "est. cycles", "cycles/instr", suite.primary],
                 rows,
             )

@@ -196,44 +196,59 @@ def _memory_hint(done: processes.Finished, limit: int | None) -> str:
 
 def _count(task: Task, identities) -> Outcome:
     """Instructions and estimated cycles per iteration: the difference of two runs under
-    cachegrind, n1 and n2 iterations, each checked as a timed run is."""
-    n1, n2 = instructions.iteration_counts(task.iters)
-    roles = ("client", "server") if task.cell.is_pipe else ("client",)
-    totals, runs = [], []
-    for n in (n1, n2):
-        # Under valgrind a driver runs some 50-100 times slower than its timed processes.
-        # valgrind reserves an address space of its own: no RLIMIT_AS under it.
-        sub = dataclasses.replace(
-            task,
-            iters=n,
-            samples=1,
-            warmup=max(1, n1 // 10),
-            timeout=task.timeout * 10,
-            memory_limit=None,
-        )
-        with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
-            run = _with_fixtures(sub, identities, lambda role: instructions.wrap(out_dir, role))
-            if not run.ok:
-                run.error = f"under valgrind, {n} iterations: {run.error}"
-                return run
-            try:
-                counts = [instructions.read_counts(out_dir, role) for role in roles]
-            except instructions.CountError as e:
-                return Outcome("error", str(e), commands=run.commands)
-        totals.append({k: sum(c[k] for c in counts) for k in counts[0]})
-        runs.append(run)
-    first, second = totals
-    ir = second["Ir"] - first["Ir"]
-    cycles = instructions.estimated_cycles(second) - instructions.estimated_cycles(first)
-    if ir <= 0:
-        return Outcome("error", f"the instruction count did not grow from {n1} to {n2} iterations")
-    last = runs[-1]
+    cachegrind, n1 and n2 iterations, each checked as a timed run is; for a language
+    whose counts vary between processes (Go), the median of several such counts, made
+    until two that pin it agree (instructions.py)."""
+    c = task.cell
+    how = instructions.counting(c.lang, c.server_lang)
+    n1, n2 = instructions.iteration_counts(task.iters, how)
+    roles = ("client", "server") if c.is_pipe else ("client",)
+    langs = {"client": c.lang, "server": c.server_lang or c.lang}
+    counts, commands, last = [], [], None
+    while not instructions.settled(counts, how):
+        totals = []
+        for n in (n1, n2):
+            # Under valgrind a driver runs some 50-100 times slower than its timed
+            # processes. valgrind reserves an address space of its own: no RLIMIT_AS.
+            sub = dataclasses.replace(
+                task,
+                iters=n,
+                samples=1,
+                warmup=max(1, n1 // 10),
+                timeout=task.timeout * 10,
+                memory_limit=None,
+            )
+            with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
+                run = _with_fixtures(
+                    sub, identities, lambda role: instructions.wrap(out_dir, role, langs[role])
+                )
+                if not run.ok:
+                    run.error = f"under valgrind, {n} iterations: {run.error}"
+                    return run
+                try:
+                    each = [instructions.read_counts(out_dir, role) for role in roles]
+                except instructions.CountError as e:
+                    return Outcome("error", str(e), commands=commands + run.commands)
+            totals.append({k: sum(e[k] for e in each) for k in each[0]})
+            commands += run.commands
+            last = run
+        first, second = totals
+        ir = second["Ir"] - first["Ir"]
+        if ir <= 0:
+            return Outcome(
+                "error", f"the instruction count did not grow from {n1} to {n2} iterations"
+            )
+        cycles = instructions.estimated_cycles(second) - instructions.estimated_cycles(first)
+        counts.append((ir, cycles))
+    pool = instructions.combine(counts)
+    ir, cycles = (sum(c[i] for c in pool) for i in (0, 1))
+    span = len(pool) * (n2 - n1)
     # Its timed samples ran under valgrind: only what does not depend on time is kept.
     last.metrics = {k: m for k, m in last.metrics.items() if m.kind == "scalar"} | {
-        "instructions": Metric("instructions", "instr", "samples", n2 - n1, (ir,)),
-        "est_cycles": Metric("est_cycles", "cycles", "samples", n2 - n1, (cycles,)),
+        "instructions": Metric("instructions", "instr", "samples", span, (ir,)),
+        "est_cycles": Metric("est_cycles", "cycles", "samples", span, (cycles,)),
     }
-    last.commands = runs[0].commands + last.commands
+    last.commands = commands
     return last
 
 
