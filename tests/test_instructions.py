@@ -115,8 +115,8 @@ def test_two_counts_of_the_same_cell_agree_within_half_a_percent(tmp_path):
 
 
 def count(tmp_path, monkeypatch, extra, iters=100):
-    """A count of a local fake cell counted as Go's are (span 10, up to five counts), its
-    k-th process EXTRA[k] instructions dearer."""
+    """A count of a local fake cell counted as Go's are (span 10, up to four runs at n2),
+    its k-th process EXTRA[k] instructions dearer."""
     script = tmp_path / "jitter.py"
     script.write_text(JITTER)
     monkeypatch.setattr(instructions, "COUNTING", {"fake": instructions.GO})
@@ -139,15 +139,15 @@ def per_iteration(outcome, metric="instructions"):
 
 def extra(*counts):
     """The EXTRA that makes the counts (per iteration, over n1 = 10 and n2 = 100) these:
-    each count's second run dearer by (count - 700) * 90."""
-    return [v for c in counts for v in (0, round((c - 700) * 90))]
+    the n1 run as it is, each n2 run dearer by (count - 700) * 90."""
+    return [0] + [round((c - 700) * 90) for c in counts]
 
 
 def test_go_is_counted_over_the_profiles_count_until_two_counts_agree(tmp_path, monkeypatch):
     outcome = count(tmp_path, monkeypatch, extra(700, 700.5))
     assert outcome.ok, outcome.error
-    # n1 = 100 / 10, n2 = 10 n1; the two counts agree within 0.1%: their mean.
-    assert [c.split("--iters ")[1].split()[0] for c in outcome.commands] == ["10", "100"] * 2
+    # n1 = 100 / 10, n2 = 10 n1; the two n2 runs agree within 0.1%: their mean.
+    assert [c.split("--iters ")[1].split()[0] for c in outcome.commands] == ["10", "100", "100"]
     assert per_iteration(outcome) == 700.25
     # and their cycles' (the extra instructions L1 hits): 690 + 5 * 9 + 35 * 1 + 0.25
     assert per_iteration(outcome, "est_cycles") == 770.25
@@ -158,15 +158,15 @@ def test_go_counts_that_disagree_go_on_until_two_pin_the_median(tmp_path, monkey
     # 707.5 the middle two of four agree: their mean.
     outcome = count(tmp_path, monkeypatch, extra(700, 770, 707, 707.5))
     assert outcome.ok, outcome.error
-    assert len(outcome.commands) == 8  # four counts of two runs, every run checked
+    assert len(outcome.commands) == 5  # one run at n1, four at n2, every run checked
     assert per_iteration(outcome) == 707.25
 
 
-def test_go_counts_stop_at_five_with_their_median(tmp_path, monkeypatch):
-    outcome = count(tmp_path, monkeypatch, extra(700, 770, 707, 740, 720, 800))
+def test_go_counts_stop_at_four_with_their_median(tmp_path, monkeypatch):
+    outcome = count(tmp_path, monkeypatch, extra(700, 770, 707, 740, 720))
     assert outcome.ok, outcome.error
-    assert len(outcome.commands) == 10
-    assert per_iteration(outcome) == 720
+    assert len(outcome.commands) == 5  # one run at n1, four at n2
+    assert per_iteration(outcome) == (707 + 740) / 2  # the middle two's mean
 
 
 def test_go_runs_with_its_collector_marking_with_the_world_stopped():

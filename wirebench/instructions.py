@@ -11,8 +11,8 @@ from two runs of the unchanged driver (one sample each, the same warm-up): n1 a 
 the profile's count and, for C++, Rust and D, n2 = 2 n1. Both runs' results pass every
 check a timed run's does. A pipe cell counts its client and its server. The estimated
 cycles come from cachegrind's simulated caches (fixed below so that every machine
-simulates the same ones) with the model docs/methodology.md gives. Two counts of a C++ or
-Rust cell agree within a few instructions.
+simulates the same ones) with the model docs/methodology.md gives. Two counts of a C++
+cell agree within 0.01%, of a Rust cell within 0.2% (most within 0.01%).
 
 Go is counted otherwise (GO below), for its collector and for its random seeds:
 
@@ -31,12 +31,12 @@ Go is counted otherwise (GO below), for its collector and for its random seeds:
 - Each Go process draws its own seeds (the heap's base address, the seeds of map hashes,
   when each type-assertion cache fills), and its page allocator, hashing and those
   caches cost 0.1-0.3% more or less per iteration in one process than in another, by
-  cell; a longer span does not remove it. So a Go cell is counted several times, each
-  count the difference of its own two runs (every run checked), until two counts that pin
-  their median agree within AGREE (the middle two of an even number of counts, the middle
-  one and its nearest of an odd number), or five have been made. Its value is the median
-  of its counts (of an even number, the mean of the middle two): the instructions per
-  iteration of a typical process rather than of one draw.
+  cell; a longer span does not remove it. So a Go cell runs once at n1 and several times
+  at n2 (every run checked), until two n2 runs that pin their median agree within AGREE
+  of the span's instructions (the middle two of an even number of runs, the middle one
+  and its nearest of an odd number), or four have run; I(n2) is their median (of an even
+  number, the middle two's mean). The value is the instructions per iteration of a
+  typical process rather than of one draw.
 
 Only native drivers are counted: under valgrind a JIT compiles at other moments than
 without it, and its counts would say more about the compiler's timing than the code.
@@ -60,17 +60,17 @@ class Counting:
 
     env: tuple[str, ...] = ()  # set for its processes under valgrind
     span: int = 2  # n2 = span * n1
-    counts: int = 1  # at most this many counts (pairs of runs), their median
+    counts: int = 1  # at most this many runs at n2 (against one at n1), their median
 
 
 NATIVE = Counting()
 # One P (as a local cell's timed process has, pinned to one CPU); the collector on at its
-# default, marking with the world stopped; up to five counts (the module's docstring).
-GO = Counting(env=("GOMAXPROCS=1", "GODEBUG=gcstoptheworld=1"), span=10, counts=5)
+# default, marking with the world stopped; up to four runs at n2 (the module's docstring).
+GO = Counting(env=("GOMAXPROCS=1", "GODEBUG=gcstoptheworld=1"), span=10, counts=4)
 COUNTING = {"go": GO}
 
-# A cell whose counts vary (Go) is counted until two that pin the median differ by at most
-# this fraction.
+# A cell whose counts vary (Go) runs at n2 until two runs that pin their median differ by
+# at most this fraction of the span's instructions.
 AGREE = 0.001
 
 # A fixed cache model (sizes in bytes, associativity, line size): the simulated caches are
@@ -156,9 +156,10 @@ def _middle(counts: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int]:
 
 
 def settled(counts: list[tuple[int, int]], how: Counting) -> bool:
-    """Whether the counts made so far, each (instructions, cycles) over the span, end the
-    cell's: all it may make, or two that pin their median (the middle two of an even
-    number, the middle one and its nearest of an odd one) agree within AGREE."""
+    """Whether the counts made so far end the cell's: all it may make, or two that pin
+    their median (the middle two of an even number, the middle one and its nearest of an
+    odd one) agree within AGREE. A count is (instructions, cycles) over the span: an n2
+    run's less the n1 run's."""
     if len(counts) >= how.counts:
         return True
     if len(counts) < 2:

@@ -197,42 +197,47 @@ def _memory_hint(done: processes.Finished, limit: int | None) -> str:
 def _count(task: Task, identities) -> Outcome:
     """Instructions and estimated cycles per iteration: the difference of two runs under
     cachegrind, n1 and n2 iterations, each checked as a timed run is; for a language
-    whose counts vary between processes (Go), the median of several such counts, made
+    whose counts vary between processes (Go), n2's the median of several runs, made
     until two that pin it agree (instructions.py)."""
     c = task.cell
     how = instructions.counting(c.lang, c.server_lang)
     n1, n2 = instructions.iteration_counts(task.iters, how)
     roles = ("client", "server") if c.is_pipe else ("client",)
     langs = {"client": c.lang, "server": c.server_lang or c.lang}
-    counts, commands, last = [], [], None
-    while not instructions.settled(counts, how):
-        totals = []
-        for n in (n1, n2):
-            # Under valgrind a driver runs some 50-100 times slower than its timed
-            # processes. valgrind reserves an address space of its own: no RLIMIT_AS.
-            sub = dataclasses.replace(
-                task,
-                iters=n,
-                samples=1,
-                warmup=max(1, n1 // 10),
-                timeout=task.timeout * 10,
-                memory_limit=None,
+    commands: list[str] = []
+
+    def under_valgrind(n: int) -> tuple[dict[str, int], Outcome]:
+        """One run of n iterations: its event totals (client and server), and its outcome."""
+        # Under valgrind a driver runs some 50-100 times slower than its timed processes.
+        # valgrind reserves an address space of its own: no RLIMIT_AS under it.
+        sub = dataclasses.replace(
+            task,
+            iters=n,
+            samples=1,
+            warmup=max(1, n1 // 10),
+            timeout=task.timeout * 10,
+            memory_limit=None,
+        )
+        with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
+            run = _with_fixtures(
+                sub, identities, lambda role: instructions.wrap(out_dir, role, langs[role])
             )
-            with tempfile.TemporaryDirectory(prefix="wirebench-cachegrind-") as out_dir:
-                run = _with_fixtures(
-                    sub, identities, lambda role: instructions.wrap(out_dir, role, langs[role])
-                )
-                if not run.ok:
-                    run.error = f"under valgrind, {n} iterations: {run.error}"
-                    return run
-                try:
-                    each = [instructions.read_counts(out_dir, role) for role in roles]
-                except instructions.CountError as e:
-                    return Outcome("error", str(e), commands=commands + run.commands)
-            totals.append({k: sum(e[k] for e in each) for k in each[0]})
-            commands += run.commands
-            last = run
-        first, second = totals
+            if not run.ok:
+                run.error = f"under valgrind, {n} iterations: {run.error}"
+                return {}, run
+            commands.extend(run.commands)
+            try:
+                each = [instructions.read_counts(out_dir, role) for role in roles]
+            except instructions.CountError as e:
+                return {}, Outcome("error", str(e), commands=commands)
+        return {k: sum(e[k] for e in each) for k in each[0]}, run
+
+    first, run = under_valgrind(n1)
+    counts: list[tuple[int, int]] = []  # each n2 run's (instructions, cycles) less n1's
+    while run.ok and not instructions.settled(counts, how):
+        second, run = under_valgrind(n2)
+        if not run.ok:
+            break
         ir = second["Ir"] - first["Ir"]
         if ir <= 0:
             return Outcome(
@@ -240,16 +245,18 @@ def _count(task: Task, identities) -> Outcome:
             )
         cycles = instructions.estimated_cycles(second) - instructions.estimated_cycles(first)
         counts.append((ir, cycles))
+    if not run.ok:
+        return run
     pool = instructions.combine(counts)
-    ir, cycles = (sum(c[i] for c in pool) for i in (0, 1))
+    ir, cycles = (sum(p[i] for p in pool) for i in (0, 1))
     span = len(pool) * (n2 - n1)
     # Its timed samples ran under valgrind: only what does not depend on time is kept.
-    last.metrics = {k: m for k, m in last.metrics.items() if m.kind == "scalar"} | {
+    run.metrics = {k: m for k, m in run.metrics.items() if m.kind == "scalar"} | {
         "instructions": Metric("instructions", "instr", "samples", span, (ir,)),
         "est_cycles": Metric("est_cycles", "cycles", "samples", span, (cycles,)),
     }
-    last.commands = commands
-    return last
+    run.commands = commands
+    return run
 
 
 def _claimed(result: dict) -> dict:
