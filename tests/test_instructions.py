@@ -97,19 +97,22 @@ def test_a_driver_that_is_not_counted_is_refused_with_the_reason(run, monkeypatc
     assert "no cell whose instructions are counted (fake: a JIT's counts do not repeat)" in r.output
 
 
+def counted_instructions(db, *cell: str) -> float:
+    """One instruction count of one real cell (the filters select exactly one), stored in
+    its own database: its instructions per iteration."""
+    args = ["run", *cell, "--measure", "instructions", "--no-limits", "--no-report"]
+    r = CliRunner().invoke(cli.main, [*args, "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)])
+    (counted,) = json.loads(r.output)["cells"]
+    return counted["metrics"]["instructions"]["median"]
+
+
 @need_driver("cpp")
 def test_two_counts_of_the_same_cell_agree_within_half_a_percent(tmp_path):
-    def count(db):
-        args = ["run", "--lang", "cpp", "--lib", "capnp", "--case", "catrank"]
-        args += ["--mode", "bytes", "--compression", "packed", "--reuse", "no-reuse"]
-        args += ["--measure", "instructions", "--no-limits", "--no-report", "--db", str(db)]
-        r = CliRunner().invoke(cli.main, args)
-        assert r.exit_code == 0, r.output
-        r = CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)])
-        (cell,) = json.loads(r.output)["cells"]
-        return cell["metrics"]["instructions"]["median"]
-
-    a, b = count(tmp_path / "a.db"), count(tmp_path / "b.db")
+    cell = ("--lang", "cpp", "--lib", "capnp", "--case", "catrank", "--mode", "bytes")
+    cell += ("--compression", "packed", "--reuse", "no-reuse")
+    a, b = (counted_instructions(tmp_path / f"{x}.db", *cell) for x in "ab")
     assert a > 10_000
     assert abs(a - b) / a < 0.005
 
@@ -182,16 +185,8 @@ def test_go_runs_with_its_collector_marking_with_the_world_stopped():
 
 @need_driver("go")
 def test_two_go_counts_of_the_same_cell_agree_within_half_a_percent(tmp_path):
-    def count_go(db):
-        args = ["run", "--lang", "go", "--lib", "protobuf", "--case", "carsales", "--iters", "300"]
-        args += ["--mode", "bytes", "--compression", "none", "--reuse", "reuse"]
-        args += ["--measure", "instructions", "--no-limits", "--no-report", "--db", str(db)]
-        r = CliRunner().invoke(cli.main, args)
-        assert r.exit_code == 0, r.output
-        r = CliRunner().invoke(cli.main, ["report", "--json", "--db", str(db)])
-        (cell,) = json.loads(r.output)["cells"]
-        return cell["metrics"]["instructions"]["median"]
-
-    a, b = count_go(tmp_path / "a.db"), count_go(tmp_path / "b.db")
+    cell = ("--lang", "go", "--lib", "protobuf", "--case", "carsales", "--iters", "300")
+    cell += ("--mode", "bytes", "--compression", "none", "--reuse", "reuse")
+    a, b = (counted_instructions(tmp_path / f"{x}.db", *cell) for x in "ab")
     assert a > 10_000
     assert abs(a - b) / a < 0.005

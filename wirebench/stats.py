@@ -16,7 +16,7 @@ not n x samples.
   two processes' medians, with Student's t interval on their logs. Cells of two runs
   share no rounds: Welch's t with Satterthwaite's degrees of freedom
   (`process_log_ratio(paired=False)`).
-- A headline ratio (`paired_geomean_ratio`) is the geometric mean of such per-cell
+- A headline ratio (`paired_geomean_log`) is the geometric mean of such per-cell
   ratios over many cells; its standard error adds the cells' and its degrees of freedom
   are Satterthwaite's.
 
