@@ -67,6 +67,17 @@ def test_counts_are_the_difference_of_two_runs_per_iteration(run):
     assert "not the kernel's work: pipe I/O, page faults, system calls" in title
 
 
+def test_a_run_of_counts_alone_reports_every_suite_without_charts_of_times(run):
+    """Counted cells have no times: the suites' charts (codec, readbytes, the memcpy
+    limit they read) leave them out instead of failing the report."""
+    args = ("run", "--lib", "jackson,null,stdio", "--suite", "codec,readbytes", "--iters", "20")
+    r = run(*args, "--measure", "instructions")
+    assert r.exit_code == 0, r.output
+    data = json.loads(run("report", "--json").output)
+    assert {c["suite"] for c in data["cells"]} >= {"codec", "readbytes"}
+    assert all("time" not in c["metrics"] for c in data["cells"])
+
+
 def test_counts_beside_times_in_one_run(run, two_fakes):
     r = run(*ARGS, "--mode", "object", "--measure", "all", "--repeat", "2")
     assert r.exit_code == 0, r.output

@@ -893,10 +893,12 @@ def build(
         rows = store.processes(run_id, cell.key)
         return [(p["rep"], json.loads(p["result"])["client"]) for p in rows if p["status"] == "ok"]
 
+    # Charts draw times: a run that only counted instructions has none to draw.
+    timed = [r for r in results if _timed(r)]
     for suite in suites.SUITES.values():
-        mine = [r for r in results if r.cell.suite == suite.name]
+        mine = [r for r in timed if r.cell.suite == suite.name]
         if mine:
-            context = {"all": results, "base": against or BASELINE}
+            context = {"all": timed, "base": against or BASELINE}
             attachments.update(suite.attachments(mine, processes, context))
     jit = jit_table(store.results(run_id))
     if jit:
