@@ -69,3 +69,37 @@ def test_a_ratio_within_the_noise_floor_is_no_difference():
     assert differs(Ratio(0.90, 0.85, 0.95, True), floor=0.05)
     assert not differs(Ratio(0.97, 0.95, 0.99, True), floor=0.05)  # within the floor
     assert not differs(Ratio(0.90, 0.80, 1.01, True), floor=0.0)  # the interval holds 1
+
+
+def test_a_seeded_process_runs_without_randomisation_its_stack_moved_by_its_seed():
+    from wirebench import processes
+
+    show = ["sh", "-c", 'cat /proc/self/personality; printf "%s\\n" "${#WIREBENCH_STACK_PAD}"']
+
+    def placement(seed):
+        done = processes.run(show, {}, 10, address_seed=seed)
+        personality, pad = done.client.output()[0].split()
+        return int(personality, 16) & processes.ADDR_NO_RANDOMIZE, int(pad)
+
+    assert placement(None)[1] == 0  # randomised as the harness is (not by the harness)
+    off, pad = placement(3)
+    assert off and pad == processes.stack_pad(3) and pad % 16 == 0
+    assert placement(3) == (off, pad)  # a seed places a process the same way every time
+    assert len({processes.stack_pad(s) for s in range(8)}) == 8
+
+
+def test_a_run_with_address_seeds_rotates_them_and_says_so(fake, tmp_path):
+    db = tmp_path / "w.db"
+    args = [*ARGS[:-2], "--repeat", "4", "--db", str(db)]
+    r = CliRunner().invoke(cli.main, [*args, "--address-seeds", "2"])
+    assert r.exit_code == 0, r.output
+    store = Store(db)
+    plan = json.loads(store.run(1)["plan"])
+    assert plan["address_seeds"] == 2
+    md = report.markdown(report.build(store, 1))
+    assert "address placement: 2 seeds (randomisation off" in md
+    # Each round's layout is its code variant and its seed, for the variance tables.
+    result = next(r for r in report.load(store, 1) if r.ok)
+    assert result.layouts == {0: (0, 0), 1: (0, 1), 2: (0, 0), 3: (0, 1)}
+    r = CliRunner().invoke(cli.main, [*args, "--address-seeds", "-1"])
+    assert r.exit_code != 0 and "--address-seeds takes a number of seeds" in r.output

@@ -189,6 +189,9 @@ class Plan:
     # adaptive.py: the rounds of the pilot a second stage was sized from (once per run);
     # None: not sized (yet). Intervals then take their variance from the pilot (stats.py).
     pilot: int | None = None
+    # Seeded address placement (processes.py): round r runs with randomisation off at
+    # seed r mod P, in every driver. 0: the kernel's randomisation, unseeded.
+    address_seeds: int = 0
 
     def to_json(self) -> dict:
         return {
@@ -200,6 +203,7 @@ class Plan:
             "budget": self.budget,
             "layouts": self.layouts,
             "pilot": self.pilot,
+            "address_seeds": self.address_seeds,
             "cells": [e.to_json() for e in self.entries],
         }
 
@@ -216,11 +220,16 @@ class Plan:
             d.get("memory_limit", DEFAULT_MEMORY_LIMIT),
             d.get("layouts") or {},
             d.get("pilot"),
+            d.get("address_seeds") or 0,
         )
 
     def layout(self, driver: str, rep: int) -> int:
         """The layout variant of `driver` that round `rep` runs."""
         return rep % self.layouts.get(driver, 1)
+
+    def address_seed(self, rep: int) -> int | None:
+        """The address seed round `rep` runs at; None: randomised by the kernel."""
+        return rep % self.address_seeds if self.address_seeds else None
 
     @property
     def drivers(self) -> list[str]:
@@ -269,6 +278,7 @@ class Plan:
                 measure=measure,
                 layout=layout,
                 server_layout=server_layout,
+                address_seed=self.address_seed(rep),
             )
 
         groups: dict[tuple, list[PlanEntry]] = {}
@@ -302,3 +312,4 @@ class Task:
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT  # RLIMIT_AS of each process
     layout: int = 0  # the layout variant of the client (or local process) driver
     server_layout: int = 0  # and of the server's, for a pipe cell
+    address_seed: int | None = None  # Plan.address_seed of its round

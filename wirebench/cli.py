@@ -286,6 +286,15 @@ def _filter_options(f):
     "a shuffled code layout; 1: one binary). Default: each language's, from the "
     "dimensioning experiment in docs/methodology.md.",
 )
+@click.option(
+    "--address-seeds",
+    type=int,
+    default=0,
+    metavar="P",
+    help="Place every process by a seed instead of randomly: round r runs with address "
+    "randomisation off and its stack moved by seed r mod P (docs/methodology.md, "
+    '"Address placement"). 0: randomised by the kernel.',
+)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -312,6 +321,7 @@ def run(
     until,
     budget,
     layouts,
+    address_seeds,
     resume,
     show_report,
     as_json,
@@ -333,6 +343,7 @@ def run(
             or until
             or budget
             or layouts is not None
+            or address_seeds
         )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
@@ -364,6 +375,7 @@ def run(
             until=until,
             budget=budget,
             layouts=layouts,
+            address_seeds=address_seeds,
         )
         try:
             names = orchestrate.selected_drivers(req)

@@ -40,9 +40,6 @@ def governor() -> str | None:
     return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 
 
-ADDR_NO_RANDOMIZE = 0x0040000  # personality(2): `setarch -R` turns randomisation off
-
-
 def machine_settings() -> dict:
     """What the kernel does to every process that can move a measurement: address
     randomisation (the system's setting, 0 off and 2 full, unless the harness runs under
@@ -52,7 +49,7 @@ def machine_settings() -> dict:
     personality = int(_read("/proc/self/personality") or "0", 16)
     aslr = _read("/proc/sys/kernel/randomize_va_space")
     return {
-        "aslr": "0 (setarch -R)" if personality & ADDR_NO_RANDOMIZE else aslr,
+        "aslr": "0 (setarch -R)" if personality & processes.ADDR_NO_RANDOMIZE else aslr,
         "thp": _read("/sys/kernel/mm/transparent_hugepage/enabled"),
         "thp_defrag": _read("/sys/kernel/mm/transparent_hugepage/defrag"),
         "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),

@@ -38,6 +38,7 @@ class Request:
     until: float | None = None  # adaptive repetition: the headline width to reach (adaptive.py)
     budget: float | None = None  # seconds the run may take with its added rounds
     layouts: int | None = None  # layout variants per native driver; None: DEFAULT_LAYOUTS
+    address_seeds: int = 0  # seeded address placements (processes.py); 0: randomised
 
 
 # Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
@@ -139,6 +140,10 @@ def plan(req: Request, names: list[str]) -> Plan:
         reps = max(reps or 0, adaptive.PILOT)
     if req.layouts is not None and req.layouts < 1:
         raise RunError(f"--layouts takes a number of variants, 1 or more, not {req.layouts}")
+    if req.address_seeds < 0:
+        raise RunError(
+            f"--address-seeds takes a number of seeds, 0 or more, not {req.address_seeds}"
+        )
     cells += twins(cells, req.twins)
     the_plan = make_plan(
         cells, PROFILES[req.profile], reps, req.samples, req.iters, req.timeout, req.measure
@@ -150,6 +155,7 @@ def plan(req: Request, names: list[str]) -> Plan:
         budget=req.budget,
         memory_limit=limit,
         layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
+        address_seeds=req.address_seeds,
     )
 
 

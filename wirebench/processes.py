@@ -14,7 +14,9 @@ over a limit is killed with its whole session, and `Finished` says which limit i
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import random
 import resource
 import signal
 import subprocess
@@ -44,6 +46,26 @@ POLL_S = 0.05  # how often the watcher looks at the clock and the output files
 DRIVER_ENV = {
     "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864"
 }
+# Seeded address placement (`--address-seeds`, docs/methodology.md "Address placement"):
+# the process runs with the kernel's randomisation off (personality(2), as `setarch -R`),
+# and its stack moves by an environment variable of a length drawn from the seed, 0-64
+# KiB in the stack's 16-byte steps, sub-page offsets included, as randomisation moves it.
+# Code, heap and mappings then sit where the binary puts them: a seed reproduces a
+# placement exactly, and the variance tables can tell placements apart.
+ADDR_NO_RANDOMIZE = 0x0040000
+STACK_PAD = "WIREBENCH_STACK_PAD"
+
+
+def stack_pad(seed: int) -> int:
+    """The bytes of environment that place a seeded process's stack."""
+    return random.Random(seed).randrange(0, 1 << 16, 16)
+
+
+def _no_randomisation() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    current = libc.personality(0xFFFFFFFF)  # this value queries, it sets nothing
+    if current == -1 or libc.personality(current | ADDR_NO_RANDOMIZE) == -1:
+        raise OSError(ctypes.get_errno(), "personality(ADDR_NO_RANDOMIZE) failed")
 
 
 def cpus_for(params: dict[str, str]) -> tuple[set[int] | None, set[int] | None]:
@@ -63,17 +85,27 @@ class Child:
     """One started driver process."""
 
     def __init__(
-        self, argv: list[str], cpus: set[int] | None, pass_fds=(), memory_limit: int | None = None
+        self,
+        argv: list[str],
+        cpus: set[int] | None,
+        pass_fds=(),
+        memory_limit: int | None = None,
+        address_seed: int | None = None,
     ):
         self.argv = argv
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
+        env = {**os.environ, **DRIVER_ENV}
+        if address_seed is not None:
+            env[STACK_PAD] = "x" * stack_pad(address_seed)
 
         def pin():
             if cpus:
                 os.sched_setaffinity(0, cpus)
             if memory_limit:
                 resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+            if address_seed is not None:
+                _no_randomisation()
 
         self.proc = subprocess.Popen(
             argv,
@@ -83,7 +115,7 @@ class Child:
             pass_fds=pass_fds,
             start_new_session=True,
             preexec_fn=pin,
-            env={**os.environ, **DRIVER_ENV},
+            env=env,
         )
         self.status: int | None = None
         self.rusage = None
@@ -205,10 +237,12 @@ def run(
     timeout: float,
     server_argv: list[str] | None = None,
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    address_seed: int | None = None,
 ) -> Finished:
     """Runs a local process, or a server and a client joined by two pipes (the client's
     and the server's argv get `--in-fd R --out-fd W` appended), and waits for them;
     both are killed at the timeout, or when either prints more than OUTPUT_LIMIT.
+    `address_seed`: placed by that seed (STACK_PAD), not randomised; None: randomised.
     Raises OSError if a process cannot start."""
     client_cpus, server_cpus = cpus_for(params)
     children: list[Child] = []
@@ -247,6 +281,7 @@ def run(
                         server_cpus,
                         (c2s_r, s2c_w),
                         memory_limit,
+                        address_seed,
                     )
                 )
                 children.append(
@@ -255,13 +290,14 @@ def run(
                         client_cpus,
                         (s2c_r, c2s_w),
                         memory_limit,
+                        address_seed,
                     )
                 )
             finally:
                 for fd in (c2s_r, c2s_w, s2c_r, s2c_w):
                     os.close(fd)  # the children hold their ends; EOF must reach them
         else:
-            children.append(Child(client_argv, client_cpus, memory_limit=memory_limit))
+            children.append(Child(client_argv, client_cpus, (), memory_limit, address_seed))
     except OSError:
         for child in children:
             child.kill()

@@ -61,7 +61,8 @@ class CellResult:
     max_rss_kb: int | None
     steal: float | None = None  # the largest share of a process's wall time stolen
     other_load: float | None = None  # the largest other load (CPUs) while a process ran
-    layouts: dict[int, int] = field(default_factory=dict)  # the layout variant of each round
+    # The layout variant of each round; with seeded addresses, (variant, address seed).
+    layouts: dict[int, int | tuple[int, int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -107,7 +108,8 @@ class CompareError(ValueError):
 
 def load(store, run_id: int) -> list[CellResult]:
     row = store.run(run_id)
-    pilot = Plan.from_json(json.loads(row["plan"])).pilot if row and row["plan"] else None
+    plan = Plan.from_json(json.loads(row["plan"])) if row and row["plan"] else None
+    pilot = plan.pilot if plan else None
     metrics: dict[str, dict[str, MetricData]] = {}
     for m in store.metrics(run_id):
         per_cell = metrics.setdefault(m["key"], {})
@@ -122,6 +124,11 @@ def load(store, run_id: int) -> list[CellResult]:
         else:
             d.histograms[m["rep"]] = data
     layouts = store.layouts(run_id)
+    if plan and plan.address_seeds:  # a process's layout is then its code and its addresses
+        layouts = {
+            key: {rep: (k, plan.address_seed(rep)) for rep, k in by_rep.items()}
+            for key, by_rep in layouts.items()
+        }
     results = []
     for row in store.cells(run_id):
         cell = Cell.make(
@@ -993,6 +1000,13 @@ def _noisiest(r: CellResult) -> stats.Summary | None:
         for name in suites.SUITES[r.cell.suite].compared_metrics
         if (m := r.metrics.get(name)) is not None and m.kind == "samples"
     ]
+    if plan.address_seeds:
+        line += (
+            f"; address placement: {plan.address_seeds} seeds (randomisation off, the stack "
+            "moved by seed; a layout in the variance tables is a variant and a seed)"
+        )
+    else:
+        line += "; address placement: randomised by the kernel"
     return max(found, key=lambda s: s.spread, default=None)
 
 

@@ -106,7 +106,9 @@ def _execute(task, suite, fixtures, identities, wrap=None) -> Outcome:
     if pipe:
         server_argv = wrap("server") + [str(task.server)] + driver_args(task, "server", fixtures)
     try:
-        done = processes.run(client_argv, c.param, task.timeout, server_argv, task.memory_limit)
+        done = processes.run(
+            client_argv, c.param, task.timeout, server_argv, task.memory_limit, task.address_seed
+        )
     except OSError as e:
         return Outcome("error", f"cannot start the driver: {e}")
     outcome = Outcome(
