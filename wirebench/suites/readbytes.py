@@ -44,6 +44,10 @@ STRATEGIES = {
         "dlsym_fread": 'fread found with dlopen("libc.so.6") and dlsym, own 64 KiB buffer',
         "mmfile": "std.mmfile.MmFile, a slice of the mapping",
         "range": "File.byChunk(64 KiB).joiner: a range of bytes (front, popFront)",
+        "fread_outparam": "fread's own 64 KiB buffer behind bool next(out ubyte b): false at "
+        "the end, the byte in an out parameter (seed D-3)",
+        "fread_eof_minus1": "fread's own 64 KiB buffer behind int next(): the byte, or -1 at "
+        "the end, as Java's read() (seed D-4)",
     },
     "java": {
         "null": "the file read into memory before timing, consumed from there (no I/O)",
@@ -52,6 +56,10 @@ STRATEGIES = {
         "file_channel": "FileChannel.read into a 64 KiB heap ByteBuffer, get()",
         "mapped": "a MappedByteBuffer, get()",
         "memory_segment": "a mapped MemorySegment (JDK 17's jdk.incubator.foreign)",
+        "nio_underflow": "FileChannel.read into a 64 KiB heap ByteBuffer, get() with no "
+        "hasRemaining(): its BufferUnderflowException refills it, or ends the file (seed java-3)",
+        "mapped_underflow": "a MappedByteBuffer, get() with no hasRemaining() until its "
+        "BufferUnderflowException ends the pass (seed java-3 as its code did it)",
     },
     "rust": {
         "null": "the file read into memory before timing, consumed from there (no I/O)",

@@ -130,12 +130,13 @@ unittest
     assert(info["build"]["profile"].str == profile);
 
     auto lines = listLines();
-    assert(lines.length == 3 * (1 + 6 * 2), "null warm, the six others warm and cold, per case");
+    assert(lines.length == 3 * (1 + 8 * 2), "null warm, the eight others warm and cold, per case");
     auto first = parseJSON(lines[0]), second = parseJSON(lines[1]), last = parseJSON(lines[$ - 1]);
     assert(first["case"].str == "count" && first["lib"].str == "null" && first["params"]["cache"].str == "warm");
     assert(second["lib"].str == "file_rawread" && second["params"]["cache"].str == "warm");
     assert(parseJSON(lines[2])["params"]["cache"].str == "cold");
-    assert(last["case"].str == "varint" && last["lib"].str == "range" && last["params"]["cache"].str == "cold");
+    assert(last["case"].str == "varint" && last["lib"].str == "fread_eof_minus1"
+            && last["params"]["cache"].str == "cold");
 
     RunConfig c = {kase: "sum", lib: "fread", cold: true, iters: 2, samples: 2, warmup: 1, input: "x"};
     Outcome o = {timeNs: [5, 6], bytes: [2 * 12_886_336, 2 * 12_886_336], check: [7, 8], passesChecked: 5};

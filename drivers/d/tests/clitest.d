@@ -39,7 +39,8 @@ ulong expected(string kase)
     }
 }
 immutable string[] cases = ["count", "sum", "varint"];
-immutable string[] libs = ["null", "file_rawread", "by_chunk", "fread", "dlsym_fread", "mmfile", "range"];
+immutable string[] libs = ["null", "file_rawread", "by_chunk", "fread", "dlsym_fread", "mmfile", "range",
+    "fread_outparam", "fread_eof_minus1"];
 
 string dir; // the test's files
 int passed, failed;
@@ -175,7 +176,7 @@ void testList(string exe)
             got ~= parseJSON(line).toString; // canonical: no spaces, keys sorted
     catch (JSONException e)
         got = ["not JSON: " ~ e.msg];
-    check(r.status == 0 && got == want, name ~ " list: the 39 cells in order (case, lib, cache)",
+    check(r.status == 0 && got == want, name ~ " list: the 51 cells in order (case, lib, cache)",
             text(r.status, " ", got.length, " lines: ", got.length ? got[0] : "", r.stderr));
 }
 
@@ -341,7 +342,8 @@ int main(string[] args)
         testFails(exe, "an unknown case", with_("--case", "crc"), 2,
                 ["unknown value for --case: 'crc' (one of: count, sum, varint)"]);
         testFails(exe, "an unknown lib", with_("--lib", "stream"), 2, ["unknown value for --lib: 'stream' (one of: "
-                ~ "null, file_rawread, by_chunk, fread, dlsym_fread, mmfile, range)"]);
+                ~ "null, file_rawread, by_chunk, fread, dlsym_fread, mmfile, range, fread_outparam, "
+                ~ "fread_eof_minus1)"]);
         testFails(exe, "an unknown cache", with_("--cache", "hot"), 2,
                 ["unknown value for --cache: 'hot' (one of: warm, cold)"]);
         testFails(exe, "cold for null", cellArgs("sum", "null", "cold", shop, 1, 1, 0), 2,

@@ -1,8 +1,11 @@
 /**
  * The cases of the readbytes suite: consumers that take one byte per step from a byte
  * source and never see a buffer. A byte source is an input range of `ubyte` (`empty`,
- * `front`, `popFront`); every strategy's source is one (readbytes.strategies), so each
- * consumer is one template, instantiated per strategy: no dynamic dispatch per byte.
+ * `front`, `popFront`), or one of the two pull interfaces the seed's D styles 3 and 4
+ * measured, where that interface is the strategy: `bool next(out ubyte)` (false at the
+ * end; fread_outparam) and `int next()` (the byte, or -1 at the end, as Java's read();
+ * fread_eof_minus1). Each consumer is one template, instantiated per strategy: no dynamic
+ * dispatch per byte.
  */
 module readbytes.consumers;
 
@@ -10,8 +13,18 @@ import std.range.primitives : ElementType, empty, front, isInputRange, popFront;
 
 import readbytes.common : expectedCount, expectedSum, expectedVarint;
 
-/// Is R a byte source: an input range of ubyte.
-enum isByteSource(R) = isInputRange!R && is(ElementType!R : ubyte);
+/// Is R a range byte source: an input range of ubyte.
+enum isRangeSource(R) = isInputRange!R && is(ElementType!R : ubyte);
+
+/// Is R an out-parameter byte source: `bool next(out ubyte b)`, false at the end.
+enum isOutParamSource(R) = !isRangeSource!R && is(typeof((ref R r) { ubyte b; bool more = r.next(b); }));
+
+/// Is R a -1-at-the-end byte source: `int next()`, the byte 0..255 or -1 at the end.
+enum isEofMinus1Source(R) = !isRangeSource!R && is(typeof((ref R r) { int c = r.next(); }))
+    && !isOutParamSource!R;
+
+/// Is R a byte source: any of the three interfaces.
+enum isByteSource(R) = isRangeSource!R || isOutParamSource!R || isEofMinus1Source!R;
 
 /// The cases, in the order of `list`.
 static immutable string[] caseNames = ["count", "sum", "varint"];
@@ -57,15 +70,37 @@ pragma(inline, true) void take(ubyte b) nothrow @nogc pure @trusted
         static assert(0, "take: gdc or ldc2");
 }
 
+// count and sum call each interface directly, in the loop the seed wrote for it (its
+// readbytes3.d and readbytes4.d): how a compiler handles that loop is what the variant measures.
+
 /// count: the number of bytes read.
 ulong count(R)(ref R bytes) if (isByteSource!R)
 {
     ulong n = 0;
-    while (!bytes.empty)
+    static if (isRangeSource!R)
+        while (!bytes.empty)
+        {
+            take(bytes.front);
+            bytes.popFront();
+            ++n;
+        }
+    else static if (isOutParamSource!R)
     {
-        take(bytes.front);
-        bytes.popFront();
-        ++n;
+        ubyte b;
+        while (bytes.next(b))
+        {
+            take(b);
+            ++n;
+        }
+    }
+    else
+    {
+        int c;
+        while ((c = bytes.next()) != -1)
+        {
+            take(cast(ubyte) c);
+            ++n;
+        }
     }
     return n;
 }
@@ -74,11 +109,30 @@ ulong count(R)(ref R bytes) if (isByteSource!R)
 ulong sum(R)(ref R bytes) if (isByteSource!R)
 {
     ulong s = 0, n = 0;
-    while (!bytes.empty)
+    static if (isRangeSource!R)
+        while (!bytes.empty)
+        {
+            s += bytes.front;
+            bytes.popFront();
+            ++n;
+        }
+    else static if (isOutParamSource!R)
     {
-        s += bytes.front;
-        bytes.popFront();
-        ++n;
+        ubyte b;
+        while (bytes.next(b))
+        {
+            s += b;
+            ++n;
+        }
+    }
+    else
+    {
+        int c;
+        while ((c = bytes.next()) != -1)
+        {
+            s += c;
+            ++n;
+        }
     }
     return s + n;
 }
@@ -123,13 +177,33 @@ private void endInVarint(ulong offset, ulong start)
 }
 
 /**
+ * The next byte of a pull source into b; false at the end. varint's one loop over both pull
+ * interfaces; forced inline, since gdc's stock build does not inline a template instance
+ * by itself (README.md) and would otherwise pay a call per byte.
+ */
+pragma(inline, true) private bool pull(R)(ref R bytes, out ubyte b)
+        if (isOutParamSource!R || isEofMinus1Source!R)
+{
+    static if (isOutParamSource!R)
+        return bytes.next(b);
+    else
+    {
+        const c = bytes.next();
+        if (c == -1)
+            return false;
+        b = cast(ubyte) c;
+        return true;
+    }
+}
+
+/**
  * varint: decode the stream as protobuf, each field the tag byte 0x08 (field 1, wire type
  * varint) then a varint of at most 10 bytes, low groups first; the value is the sum of the
  * decoded values (wrapping, as uint64). Another tag, a varint longer than 10 bytes or the
  * end of the stream inside a varint throw a VarintError naming the byte offset: of the tag,
  * of the varint's first byte, and of the end of the stream.
  */
-ulong varint(R)(ref R bytes) if (isByteSource!R)
+ulong varint(R)(ref R bytes) if (isRangeSource!R)
 {
     ulong total = 0;
     ulong offset = 0; // of the next byte
@@ -149,6 +223,38 @@ ulong varint(R)(ref R bytes) if (isByteSource!R)
                 endInVarint(offset, start);
             const ubyte b = bytes.front;
             bytes.popFront();
+            ++offset;
+            value |= cast(ulong)(b & 0x7f) << shift;
+            if (b < 0x80)
+                break;
+            shift += 7;
+            if (shift == 70) // a 10th byte that says another follows
+                overlong(start);
+        }
+        total += value;
+    }
+    return total;
+}
+
+/// ditto, for the pull sources: the same decoding, each byte taken with `pull`.
+ulong varint(R)(ref R bytes) if (isOutParamSource!R || isEofMinus1Source!R)
+{
+    ulong total = 0;
+    ulong offset = 0; // of the next byte
+    ubyte tag;
+    while (pull(bytes, tag))
+    {
+        if (tag != 0x08)
+            badTag(tag, offset);
+        ++offset;
+        const start = offset;
+        ulong value = 0;
+        uint shift = 0;
+        for (;;)
+        {
+            ubyte b;
+            if (!pull(bytes, b))
+                endInVarint(offset, start);
             ++offset;
             value |= cast(ulong)(b & 0x7f) << shift;
             if (b < 0x80)
@@ -185,6 +291,34 @@ version (unittest)
         }
     }
 
+    /// The two pull interfaces over a buffer, as fread_outparam and fread_eof_minus1 are.
+    private struct OutParamBytes
+    {
+        const(ubyte)[] rest;
+        bool next(out ubyte b)
+        {
+            if (rest.length == 0)
+                return false;
+            b = rest[0];
+            rest = rest[1 .. $];
+            return true;
+        }
+    }
+
+    /// ditto
+    private struct EofMinus1Bytes
+    {
+        const(ubyte)[] rest;
+        int next()
+        {
+            if (rest.length == 0)
+                return -1;
+            const b = rest[0];
+            rest = rest[1 .. $];
+            return b;
+        }
+    }
+
     /// The varint encoding of v, low groups first.
     ubyte[] encodeVarint(ulong v) pure @safe
     {
@@ -210,9 +344,10 @@ version (unittest)
         return o;
     }
 
-    private VarintError varintError(const(ubyte)[] data)
+    /// varint's error on data through source S (Bytes, or a pull source), or null.
+    private VarintError varintError(S = Bytes)(const(ubyte)[] data)
     {
-        auto b = Bytes(data);
+        auto b = S(data);
         try
             varint(b);
         catch (VarintError e)
@@ -225,6 +360,10 @@ unittest // count and sum on small buffers
 {
     static assert(isByteSource!Bytes && isByteSource!(const(ubyte)[]));
     static assert(!isByteSource!(int[]) && !isByteSource!(ubyte[][]));
+    static assert(isOutParamSource!OutParamBytes && !isEofMinus1Source!OutParamBytes
+            && !isRangeSource!OutParamBytes);
+    static assert(isEofMinus1Source!EofMinus1Bytes && !isOutParamSource!EofMinus1Bytes
+            && !isRangeSource!EofMinus1Bytes);
     auto empty = Bytes([]);
     assert(count(empty) == 0);
     auto b = Bytes([1, 2, 255, 0]);
@@ -296,6 +435,42 @@ unittest // varint: every error names its byte offset
     auto cut = shop(200);
     e = varintError(cut[0 .. $ - 1]);
     assert(e !is null && e.offset == cut.length - 1, e.msg);
+}
+
+unittest // the pull sources: every case, value and error as through a range
+{
+    import std.meta : AliasSeq;
+
+    ubyte[] eleven = [0x08, 0x01, 0x08];
+    foreach (i; 0 .. 10)
+        eleven ~= 0x80;
+    eleven ~= 0x01;
+    auto corrupt = shop(200);
+    corrupt[150] = 0x0a;
+    const(ubyte)[] none = [], bytes = [0, 1, 255, 0x80], tagOnly = [0x08], cut = [0x08, 0x00, 0x08, 0xac],
+        padded = [0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+    const(ubyte)[][] inputs = [none, bytes, tagOnly, cut, padded, shop(1000), shop(200)[0 .. $ - 1], corrupt, eleven];
+    foreach (data; inputs)
+    {
+        auto want = varintError(data);
+        static foreach (S; AliasSeq!(OutParamBytes, EofMinus1Bytes))
+        {{
+            auto b = S(data), r = Bytes(data);
+            assert(count(b) == data.length, S.stringof);
+            b = S(data);
+            assert(sum(b) == sum(r), S.stringof);
+            auto got = varintError!S(data);
+            assert((got is null) == (want is null), S.stringof);
+            if (want is null)
+            {
+                b = S(data);
+                r = Bytes(data);
+                assert(varint(b) == varint(r), S.stringof);
+            }
+            else
+                assert(got.msg == want.msg && got.offset == want.offset, S.stringof ~ ": " ~ got.msg);
+        }}
+    }
 }
 
 unittest // the expected values

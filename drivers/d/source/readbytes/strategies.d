@@ -7,9 +7,10 @@
  * - `void prepare(string path)`: once per run, before timing (own buffers, dlsym, null's
  *   read of the whole file);
  * - `open(string path)`: one pass's byte source, the file opened: an input range of ubyte
- *   (`empty`, `front`, `popFront`) with a `close()` that closes (and unmaps) it.
+ *   (`empty`, `front`, `popFront`), or, for the seed's D styles 3 and 4, a pull source
+ *   (readbytes.consumers), with a `close()` that closes (and unmaps) it.
  *
- * The seed's fourth D style, std.stream.BufferedFile with a ubyte[1] read, has no strategy:
+ * The seed's first D style (D-1), std.stream.BufferedFile with a ubyte[1] read, has no strategy:
  * std.stream was deprecated in 2.070 and removed from Phobos in 2.075, long before the 2.100
  * frontend of gdc 12 and ldc 1.30.
  */
@@ -21,6 +22,8 @@ public import readbytes.by_chunk : ByChunkStrategy;
 public import readbytes.dlsym_fread : DlsymFreadStrategy;
 public import readbytes.file_rawread : RawReadStrategy;
 public import readbytes.fread : FreadStrategy;
+public import readbytes.fread_eof_minus1 : FreadEofMinus1Strategy;
+public import readbytes.fread_outparam : FreadOutParamStrategy;
 public import readbytes.mmfile : MmFileStrategy;
 public import readbytes.null_ : NullStrategy;
 public import readbytes.range : RangeStrategy;
@@ -29,7 +32,7 @@ import readbytes.consumers : isByteSource;
 
 /// Every strategy, in the order of `list`.
 alias Strategies = AliasSeq!(NullStrategy, RawReadStrategy, ByChunkStrategy, FreadStrategy,
-        DlsymFreadStrategy, MmFileStrategy, RangeStrategy);
+        DlsymFreadStrategy, MmFileStrategy, RangeStrategy, FreadOutParamStrategy, FreadEofMinus1Strategy);
 
 private enum nameOf(S) = S.name;
 
@@ -54,7 +57,8 @@ static foreach (S; Strategies)
 
 unittest
 {
-    assert(libNames == ["null", "file_rawread", "by_chunk", "fread", "dlsym_fread", "mmfile", "range"]);
+    assert(libNames == ["null", "file_rawread", "by_chunk", "fread", "dlsym_fread", "mmfile", "range",
+            "fread_outparam", "fread_eof_minus1"]);
     assert(cachesOf("null") == ["warm"]);
     assert(cachesOf("mmfile") == ["warm", "cold"]);
 }
@@ -69,7 +73,7 @@ unittest
     import std.process : thisProcessID;
 
     import readbytes.common : chunkSize;
-    import readbytes.consumers : count, shop, sum, varint, VarintError;
+    import readbytes.consumers : count, isOutParamSource, isRangeSource, shop, sum, varint, VarintError;
 
     const path = buildPath(tempDir, text("wirebench-d-unittest-", thisProcessID, ".pb"));
     scope (exit)
@@ -87,6 +91,16 @@ unittest
             {
                 auto b = s.open(path);
                 assert(count(b) == size, text(S.name, " count ", size));
+                // and it stays at the end
+                static if (isRangeSource!(typeof(b)))
+                    assert(b.empty, S.name);
+                else static if (isOutParamSource!(typeof(b)))
+                {
+                    ubyte x;
+                    assert(!b.next(x), S.name);
+                }
+                else
+                    assert(b.next() == -1, S.name);
                 b.close();
                 b = s.open(path);
                 const(ubyte)[] mem = content;

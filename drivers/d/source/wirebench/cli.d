@@ -214,7 +214,7 @@ unittest // every usage error names the flag or value and lists the legal ones
     assert(usageError(with_(cell, "--case", "crc")) == "unknown value for --case: 'crc' (one of: count, sum, varint)");
     assert(usageError(without(cell, "--case")) == "missing --case (one of: count, sum, varint)");
     assert(usageError(with_(cell, "--lib", "stream")) == "unknown value for --lib: 'stream' (one of: null, "
-            ~ "file_rawread, by_chunk, fread, dlsym_fread, mmfile, range)");
+            ~ "file_rawread, by_chunk, fread, dlsym_fread, mmfile, range, fread_outparam, fread_eof_minus1)");
     assert(usageError(with_(cell, "--cache", "hot")) == "unknown value for --cache: 'hot' (one of: warm, cold)");
     assert(usageError(without(cell, "--cache")) == "missing --cache (one of: warm, cold)");
     assert(usageError(with_(with_(cell, "--lib", "null"), "--cache", "cold"))
@@ -242,6 +242,7 @@ unittest // every usage error names the flag or value and lists the legal ones
 unittest
 {
     const u = usageText("wirebench-d-gdc");
-    assert(u.canFind("--lib null|file_rawread|by_chunk|fread|dlsym_fread|mmfile|range"), u);
+    assert(u.canFind("--lib null|file_rawread|by_chunk|fread|dlsym_fread|mmfile|range|fread_outparam|"
+            ~ "fread_eof_minus1"), u);
     assert(u.canFind("--case count|sum|varint"), u);
 }

@@ -64,8 +64,8 @@ final class MappedSource implements ByteSource {
     }
   }
 
-  /** Unmaps `b` now; nothing may touch it afterwards. */
-  private static void unmap(MappedByteBuffer b) {
+  /** Unmaps `b` now; nothing may touch it afterwards. (MappedUnderflowSource's too.) */
+  static void unmap(MappedByteBuffer b) {
     try {
       INVOKE_CLEANER.invokeExact((ByteBuffer) b);
     } catch (Throwable e) {

@@ -24,7 +24,8 @@ import wirebench.Usage;
  * file when the application consumes it one byte at a time. A case is a consumer (Consumers:
  * count, sum, varint), a library is a strategy, the byte source the consumer reads from (one
  * file each: NullSource, BufferedStreamSource, OwnBufferSource, FileChannelSource, MappedSource,
- * MemorySegmentSource), and --cache warm|cold says whether the page cache holds the file.
+ * MemorySegmentSource, NioUnderflowSource, MappedUnderflowSource), and --cache warm|cold says
+ * whether the page cache holds the file.
  *
  * <p>An iteration is a pass: open the file, consume every byte, close it (and unmap it), timed
  * with System.nanoTime from just before the open to just after the close; a sample's time is
@@ -67,7 +68,9 @@ public final class ReadbytesSuite extends Suite<ReadbytesSuite.ReadLib> {
           new ReadLib("own_buffer", CACHES, file -> new OwnBufferSource(file)),
           new ReadLib("file_channel", CACHES, file -> new FileChannelSource(file)),
           new ReadLib("mapped", CACHES, file -> new MappedSource(file)),
-          new ReadLib("memory_segment", CACHES, file -> new MemorySegmentSource(file)));
+          new ReadLib("memory_segment", CACHES, file -> new MemorySegmentSource(file)),
+          new ReadLib("nio_underflow", CACHES, file -> new NioUnderflowSource(file)),
+          new ReadLib("mapped_underflow", CACHES, file -> new MappedUnderflowSource(file)));
 
   static final List<String> CASES = List.of("count", "sum", "varint");
 

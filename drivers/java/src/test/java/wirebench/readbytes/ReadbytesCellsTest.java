@@ -33,7 +33,9 @@ class ReadbytesCellsTest {
   private static final String JVM_OPTS = "-Dwirebench.jit.maxRounds=3";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<String> LIBS =
-      List.of("null", "buffered_stream", "own_buffer", "file_channel", "mapped", "memory_segment");
+      List.of(
+          "null", "buffered_stream", "own_buffer", "file_channel", "mapped", "memory_segment",
+          "nio_underflow", "mapped_underflow");
   private static final List<String> CASES = List.of("count", "sum", "varint");
   private static final List<Long> VALUES = List.of(12_886_336L, 1_457_733_664L, 4_499_998_500_000L);
 
@@ -76,7 +78,7 @@ class ReadbytesCellsTest {
         }
       }
     }
-    assertEquals(33, want.size());
+    assertEquals(45, want.size());
     List<String> got = new ArrayList<>();
     for (String line : Driver.run("list").lines()) {
       if (line.contains("\"suite\": \"readbytes\"")) {
@@ -147,7 +149,7 @@ class ReadbytesCellsTest {
               }));
     }
     pool.shutdown();
-    assertEquals(33, tests.size());
+    assertEquals(45, tests.size());
     return tests.stream();
   }
 
@@ -176,6 +178,13 @@ class ReadbytesCellsTest {
         "readbytes varint lib file_channel, " + cut + ", pass 1: byte offset 12886335: end of file"
             + " inside the varint that starts at byte offset 12886332",
         cell("varint", "file_channel", "warm", cut));
+    // The end inside a varint is an underflow of the last buffer, or of the mapping.
+    for (String lib : List.of("nio_underflow", "mapped_underflow")) {
+      fails(
+          "readbytes varint lib " + lib + ", " + cut + ", pass 1: byte offset 12886335: end of"
+              + " file inside the varint that starts at byte offset 12886332",
+          cell("varint", lib, "warm", cut));
+    }
   }
 
   @Test
@@ -184,7 +193,8 @@ class ReadbytesCellsTest {
     long tag = ShopFile.tagOffset(1_000_000);
     bad[(int) tag] = 0x10;
     Path corrupt = ShopFile.write(tmp.resolve("corrupt.pb"), bad);
-    for (String lib : List.of("null", "memory_segment", "buffered_stream")) {
+    for (String lib :
+        List.of("null", "memory_segment", "buffered_stream", "nio_underflow", "mapped_underflow")) {
       fails(
           "readbytes varint lib " + lib + ", " + corrupt + ", pass 1: byte offset " + tag
               + ": tag 0x10, want 0x08 (field 1, wire type varint)",
@@ -223,7 +233,7 @@ class ReadbytesCellsTest {
         cell("count", "mapped", "warm", null));
     refused(
         "unknown lib 'fgetc' for suite readbytes (one of: null, buffered_stream, own_buffer, "
-            + "file_channel, mapped, memory_segment)",
+            + "file_channel, mapped, memory_segment, nio_underflow, mapped_underflow)",
         cell("count", "fgetc", "warm", shop));
     refused(
         "unknown value for --cache: 'cold' for lib null (one of: warm)",

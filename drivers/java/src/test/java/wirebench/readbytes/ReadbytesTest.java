@@ -221,7 +221,9 @@ class ReadbytesTest {
           lib.name);
     }
     assertEquals(
-        List.of("null", "buffered_stream", "own_buffer", "file_channel", "mapped", "memory_segment"),
+        List.of(
+            "null", "buffered_stream", "own_buffer", "file_channel", "mapped", "memory_segment",
+            "nio_underflow", "mapped_underflow"),
         names);
     assertEquals(List.of("count", "sum", "varint"), ReadbytesSuite.SUITE.cases);
     assertEquals(List.of("input"), ReadbytesSuite.SUITE.fixtures);
