@@ -984,6 +984,13 @@ def _repetition_line(rep: Report) -> list[str]:
         )
     variants = ", ".join(f"{n} {k}" for n, k in sorted(plan.layouts.items()))
     line += f"; layout variants per driver: {variants or 'none (one binary each)'}"
+    if plan.address_seeds:
+        line += (
+            f"; address placement: {plan.address_seeds} seeds (randomisation off, the stack "
+            "moved by seed; a layout in the variance tables is a variant and a seed)"
+        )
+    else:
+        line += "; address placement: randomised by the kernel"
     line += (
         f"; {stats.NO_INTERVAL}: a median of fewer than {stats.MIN_PROCESSES} processes, or "
         "a ratio of one round, has no 95% interval"
@@ -1000,13 +1007,6 @@ def _noisiest(r: CellResult) -> stats.Summary | None:
         for name in suites.SUITES[r.cell.suite].compared_metrics
         if (m := r.metrics.get(name)) is not None and m.kind == "samples"
     ]
-    if plan.address_seeds:
-        line += (
-            f"; address placement: {plan.address_seeds} seeds (randomisation off, the stack "
-            "moved by seed; a layout in the variance tables is a variant and a seed)"
-        )
-    else:
-        line += "; address placement: randomised by the kernel"
     return max(found, key=lambda s: s.spread, default=None)
 
 
