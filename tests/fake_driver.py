@@ -61,7 +61,7 @@ def cells():
                 params = {"buffer": buffer, "strings": "owned", "validation": validation}
                 yield {"suite": "codec", "case": case, "lib": lib, "params": params}
     for case in ("single", "bulk"):
-        for lib, ordering in (("null", "none"), ("wbq", "release")):
+        for lib, ordering in (("null", "none"), ("wbq", "release"), ("wbq", "seqcst")):
             params = {"ordering": ordering, "clock": "mono", "pretouch": "on"}
             yield {"suite": "queue", "case": case, "lib": lib, "params": params}
     for case in ("count", "sum", "varint"):
@@ -170,7 +170,8 @@ def codec(opts):
 def queue(opts):
     """Suite queue: the values really go through a wbq queue in --work-dir (Python's
     writer, read back by Python's reader); latencies are made up. `null` reports its
-    histograms in the counts form, as the C++ driver does. FAKE_QUEUE_LIE: a wrong sum."""
+    histograms in the counts form, as the C++ driver does. FAKE_QUEUE_LIE: a wrong sum.
+    FAKE_QUEUE_OLD: single runs timed per write only, one a sample (the old protocol)."""
     from hdrh.histogram import HdrHistogram
 
     from wirebench import queue_format
@@ -180,7 +181,11 @@ def queue(opts):
     writer = queue_format.Writer(opts["work-dir"], cycle_size=1 << 20)
     hist = HdrHistogram(1, 3_600_000_000_000, 3)
     times, checks, value = [], [], 0
-    for run in range(warmup + samples):
+    # single: each sample is a run timed whole (time), then one timed per write (latency);
+    # FAKE_QUEUE_OLD: one run a sample, timed per write only (the protocol before).
+    old = os.environ.get("FAKE_QUEUE_OLD") is not None
+    runs = 2 * samples if case == "single" and not old else samples
+    for run in range(warmup + runs):
         before = len(queue_format.read(opts["work-dir"]).values)
         values = list(range(value, value + iters))
         value += iters
@@ -191,8 +196,11 @@ def queue(opts):
             sys.exit(f"fake: run {run} read back wrong values")
         if run >= warmup:
             n = 1 if case == "bulk" else iters
-            hist.record_value(20 + run, n)
-            times.append((20 + run) * n)
+            k = run - warmup
+            if case != "single" or old or k % 2 == 0:
+                times.append((20 + run) * n)
+            if case != "single" or old or k % 2 == 1:
+                hist.record_value(20 + run, n)
             checks.append(sum(back) + (os.environ.get("FAKE_QUEUE_LIE") is not None))
     writer.close()
 
@@ -222,7 +230,7 @@ def queue(opts):
                     "latency": {"unit": "ns", **form(hist)},
                 },
                 "check": checks,
-                "entries_checked": (warmup + samples) * (1 if case == "bulk" else iters),
+                "entries_checked": (warmup + runs) * (1 if case == "bulk" else iters),
                 "intervals": {"latency": [{"start_ms": 0, "length_ms": 1000, **form(hist)}]},
                 "queue": {"cycle_size": 1 << 20, "cycles": 1},
             }

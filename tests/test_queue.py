@@ -17,7 +17,7 @@ from wirebench.cells import Cell, Task
 from wirebench.queue_format import ABANDONED, END, WORKING, QueueError, Writer
 from wirebench.store import Store
 from wirebench.suites import ResultError
-from wirebench.suites.queue import SUITE, expected_checks, storage_dir
+from wirebench.suites.queue import SUITE, expected_checks, storage_dir, timed_runs
 
 from .conftest import FAKE, REQUIRE_DRIVERS
 
@@ -160,6 +160,70 @@ def test_wrong_sums_are_refused(monkeypatch):
     assert "wrong answers: the tailer's sums differ" in outcome.error
 
 
+def test_a_single_sample_is_a_run_timed_whole_and_one_timed_per_write():
+    assert timed_runs("single", 3) == 6
+    assert timed_runs("bulk", 3) == timed_runs("paced", 3) == 3
+
+
+def test_a_driver_that_times_single_writes_only_one_by_one_is_refused(monkeypatch):
+    from wirebench import runner
+
+    monkeypatch.setenv("FAKE_QUEUE_OLD", "1")
+    outcome = runner.execute(_queue_task(case="single"))
+    assert not outcome.ok
+    assert "3 sums for 6 runs" in outcome.error
+    assert runner.execute(_queue_task(case="bulk")).ok  # one write a run: nothing changes
+
+
+def test_the_headline_run_pairs_wbq_on_seqcst_what_every_language_can_do():
+    def cell(lib, **params):
+        base = {"clock": "mono", "pretouch": "on", "storage": "tmpfs", "build": "stock"}
+        return Cell.make("queue", "single", "go", lib, {**base, **params})
+
+    assert SUITE.headline(cell("wbq", ordering="seqcst"), default=True)
+    assert SUITE.headline(cell("wbq", ordering="seqcst"), default=False)  # Go's default
+    assert not SUITE.headline(cell("wbq", ordering="release"), default=True)
+    assert not SUITE.headline(cell("wbq", ordering="seqcst", pretouch="off"), default=False)
+    assert not SUITE.headline(cell("wbq", ordering="seqcst", storage="disk"), default=False)
+    assert SUITE.headline(cell("null", ordering="none"), default=True)
+    assert SUITE.headline(cell("chronicle", ordering="lib", pretouch="off"), default=True)
+
+
+def _result(lang, lib, case, rounds, ordering=None):
+    from wirebench.report import CellResult, MetricData
+
+    params = {"clock": "mono", "pretouch": "on", "storage": "tmpfs", "build": "stock"}
+    params["ordering"] = ordering or ("none" if lib == "null" else "seqcst")
+    time = MetricData("time", "ns", "samples", 50_000, rounds={i: v for i, v in enumerate(rounds)})
+    cell = Cell.make("queue", case, lang, lib, params)
+    return CellResult(cell, "ok", None, 50_000, {"time": time}, None, None)
+
+
+def test_the_headline_gives_each_languages_cost_above_its_floor_with_an_interval():
+    from wirebench import report
+
+    drift = [0.0, 3.0, -2.0, 5.0, 1.0, -1.0]  # shared by the round: cancels in the pairs
+    noise = [0.0, 0.1] * 3
+    results = [
+        _result("cpp", "null", "single", [[25 + d] for d in drift]),
+        _result("cpp", "wbq", "single", [[27 + d + e] for d, e in zip(drift, noise, strict=True)]),
+        _result("go", "null", "single", [[30 + d] for d in drift]),
+        _result("go", "wbq", "single", [[36 + d] for d in drift]),
+        _result("rust", "null", "single", [[26 + d] for d in drift]),
+    ]
+    (table,) = SUITE.headline_tables(results, "cpp")
+    assert table.headers == ["case", "lib", "ordering", "pretouch", "build", "cpp", "go", "rust"]
+    (row,) = table.rows
+    assert row[:5] == ["single", "wbq", "seqcst", "on", "stock"]
+    assert row[5].startswith("2.05 [") and row[6] == "6.00 [6.00 to 6.00]"
+    assert row[7] == "-"  # no wbq: nothing above the floor to show
+
+    # The headline ratios' cells column counts per language: Rust's row holds its floor only.
+    heads = report.headline_tables(results, "cpp")
+    assert heads[0].headers[4] == "cells" and heads[0].rows[0][4] == "go 2, rust 1"
+    assert heads[-1] == table
+
+
 def test_a_run_reports_percentiles_charts_and_interval_logs(run, tmp_path):
     r = run("run", "--suite", "queue", "--storage", "disk", "--iters", "20", "--samples", "3")
     assert r.exit_code == 0, r.output
@@ -170,7 +234,7 @@ def test_a_run_reports_percentiles_charts_and_interval_logs(run, tmp_path):
     files = tmp_path / "report-1"
     assert (files / "queue-bulk.svg").read_text().startswith("<?xml")
     logs = sorted((files / "queue").glob("*.hlog"))
-    assert len(logs) == 4 * 3  # four cells, three processes each
+    assert len(logs) == 6 * 3  # six cells, three processes each
     assert "HISTF" in logs[0].read_text()
     prov = json.loads(Store(run.db).run(1)["provenance"])
     assert prov["suites"]["queue"]["storage"]["tmpfs"]["path"] == "/dev/shm"

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 from hdrh.histogram import HdrHistogram
+from scipy.stats import t
 
 from wirebench import stats
 
@@ -107,6 +108,20 @@ def test_paired_ratio_pairs_rounds_not_positions():
     assert q.low == q.high == 0.5
     with pytest.raises(ValueError, match="rounds that both cells ran"):
         stats.paired_ratio({0: [1.0]}, {1: [1.0]})
+
+
+def test_paired_difference_is_the_mean_of_round_differences_with_a_t_interval():
+    # A drift shared by each round cancels; a round one cell lacks pairs with nothing.
+    a = {0: [102.0], 1: [111.0], 2: [99.0], 3: [500.0]}
+    b = {0: [100.0], 1: [110.0], 2: [96.0]}
+    d = stats.paired_difference(a, b)
+    assert d.value == pytest.approx(2.0)
+    half = t.ppf(0.975, 2) * np.std([2.0, 1.0, 3.0], ddof=1) / np.sqrt(3)
+    assert (d.low, d.high) == pytest.approx((2.0 - half, 2.0 + half))
+    # Below the floor is a number too, where a ratio's logarithm would fail.
+    assert stats.paired_difference({0: [1.0], 1: [2.0]}, {0: [3.0], 1: [3.0]}).value == -1.5
+    one = stats.paired_difference({0: [5.0]}, {0: [3.0]})
+    assert one.value == 2.0 and one.text() == f"2.00 [{stats.NO_INTERVAL}]"
 
 
 def test_geomean_ratio_averages_processes_and_settles_on_two_modes():

@@ -489,7 +489,8 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
             f"Headline: every language against {base}, per suite over all its libraries: the "
             f"geometric mean, over the same cells and their rounds, of the ratio of a process "
             f"to {base}'s process of the same round, with a 95% interval; ! marks an interval "
-            "wider than ±5% (below 1: faster)",
+            "wider than ±5% (below 1: faster); cells: how many cells each language's ratio "
+            "is over (one number: the same for every language)",
         ),
         (
             False,
@@ -505,13 +506,27 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
                     ["suite", "metric", "lib", "build", "cells"]
                     + [f"{lang}/{base}" for lang in langs],
                     [
-                        [*row, str(max(len(h.pairs) for h in by.values()))]
+                        [*row, _cell_counts(by)]
                         + [_headline_cell(by[lang]) if lang in by else "-" for lang in langs]
                         for row, by in rows.items()
                     ],
                 )
             )
+    for suite in suites.SUITES.values():
+        mine = [r for r in results if r.cell.suite == suite.name]
+        if mine:
+            tables += suite.headline_tables(mine, base)
     return tables
+
+
+def _cell_counts(by: dict[str, HeadlineRatio]) -> str:
+    """The cells each language's ratio is over: one number when every language has the
+    same count, else each language's, so that a language paired on fewer cells (only
+    its floor, say) shows."""
+    counts = {lang: len(h.pairs) for lang, h in sorted(by.items())}
+    if len(set(counts.values())) == 1:
+        return str(next(iter(counts.values())))
+    return ", ".join(f"{lang} {n}" for lang, n in counts.items())
 
 
 def _headline_cell(h: HeadlineRatio) -> str:
@@ -859,6 +874,7 @@ def build(
     """Everything a report shows. A run of several languages that include the baseline
     gets the languages-against-baseline tables first (`against` picks another)."""
     run = store.run(run_id)
+    provenance = json.loads(run["provenance"])
     everything = load(store, run_id)
     # A/A twins only establish the noise floor; every other table leaves them out.
     results = [r for r in everything if "twin" not in r.cell.param]
@@ -889,7 +905,7 @@ def build(
             mine = [r for r in same if r.cell.suite == suite.name]
             if not mine:
                 continue
-            for t in suite.tables(mine, {"all": same}):
+            for t in suite.tables(mine, {"all": same, "provenance": provenance}):
                 title = f"{t.title} [build {build}]" if build else t.title
                 tables.append(dataclasses.replace(t, title=title, suite=suite.name))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
@@ -914,7 +930,7 @@ def build(
     noisy = [r for r in everything if (s := _noisiest(r)) is not None and s.noisy]
     return Report(
         run=dict(run),
-        provenance=json.loads(run["provenance"]),
+        provenance=provenance,
         results=everything,
         tables=tables,
         readings=readings,

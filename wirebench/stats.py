@@ -16,6 +16,9 @@ not n x samples.
   two processes' medians, with Student's t interval on their logs. Cells of two runs
   share no rounds: Welch's t with Satterthwaite's degrees of freedom
   (`process_log_ratio(paired=False)`).
+- A cost above a floor (`paired_difference`, the queue's wbq - null) pairs the same way:
+  the mean over rounds of the difference of the two processes' medians, with Student's t
+  interval (a difference can be near 0 or below it, where a ratio's logarithms cannot go).
 - A headline ratio (`paired_geomean_log`) is the geometric mean of such per-cell
   ratios over many cells; its standard error adds the cells' and its degrees of freedom
   are Satterthwaite's.
@@ -214,6 +217,41 @@ def paired_ratio(
     medians, with its 95% t interval (none from a single round). `pilot`: the rounds a
     second stage was sized from (adaptive.py), None: the rounds were fixed in advance."""
     return _mean_log(_round_logs(a, b, "a paired ratio"), pilot).ratio()[0]
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A - B in the metric's unit (paired_difference), with its 95% interval."""
+
+    value: float
+    low: float  # NaN: one round, no interval
+    high: float
+
+    def text(self, fmt=lambda v: f"{v:.2f}") -> str:
+        """`2.10 [1.52-2.68]`: the difference and its interval (NO_INTERVAL without one)."""
+        return f"{fmt(self.value)} [{fmt_interval(self.low, self.high, fmt, ' to ')}]"
+
+
+def paired_difference(
+    a: dict[int, list[float]], b: dict[int, list[float]], pilot: int | None = None
+) -> Difference:
+    """A - B of two cells of ONE run, paired by round as paired_ratio is: the mean over
+    rounds of the difference of the two processes' medians, with Student's t interval
+    on those differences (n - 1 degrees of freedom, or the pilot's: _variance). For a
+    cost above a floor (the queue's wbq - null), which can be near 0 or below it, where
+    a ratio's logarithms cannot go."""
+    from scipy.stats import t
+
+    rounds = sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
+    if not rounds:
+        raise ValueError("a paired difference needs rounds that both cells ran")
+    d = np.array([np.median(a[r]) - np.median(b[r]) for r in rounds])
+    mean = float(d.mean())
+    var, df = _variance(d, pilot)
+    if math.isnan(var):
+        return Difference(mean, NAN, NAN)
+    half = float(t.ppf(1 - (1 - CONFIDENCE) / 2, df) * math.sqrt(var / len(d)))
+    return Difference(mean, mean - half, mean + half)
 
 
 def paired_geomean_log(pairs: list[tuple[dict, dict]], pilot: int | None = None) -> LogRatio:

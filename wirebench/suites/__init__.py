@@ -189,10 +189,16 @@ class Suite:
     # -- the report ---------------------------------------------------------------------
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
         """The suite's section of a report. By default one table per case with every
-        metric's summary."""
+        metric's summary. `context["all"]` is every timed cell of the build,
+        `context["provenance"]` the run's (its drivers' build flags among it)."""
         from ..report import generic_tables
 
         return generic_tables(self, results)
+
+    def headline_tables(self, results: list[CellResult], base: str) -> list[Table]:
+        """Tables the suite adds to the report's headline, after the ratios to `base`
+        (queue: each language's cost above its null floor). By default none."""
+        return []
 
     def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
         """Files written beside the report, by name: charts, logs. `processes(key)` gives

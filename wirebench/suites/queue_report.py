@@ -1,6 +1,9 @@
-"""The queue suite's section of a report: percentile tables per case, every implementation
-against C++'s wbq, release against a full fence in each language, the paced ladder's
-verdict, a latency-by-percentile chart per case, and each process's interval log."""
+"""The queue suite's section of a report: per case the time of runs timed whole, the cost
+above the language's null floor and the percentiles of runs timed write by write; every
+implementation against C++'s wbq, release against a full fence in each language, the
+builds beside the bulk table, the paced ladder's verdict, a latency-by-percentile chart
+per case, and each process's interval log; and the headline's table of each language's
+cost above its floor."""
 
 from __future__ import annotations
 
@@ -25,9 +28,43 @@ def _pct_cell(p: stats.Percentile) -> str:
     return f"{fmt_time(p.value)} [{fmt_time(p.low)}-{fmt_time(p.high)}]"
 
 
+def _ns(v: float) -> str:
+    """A few ns, or a fraction of one (bulk: per long)."""
+    return f"{v:.2f}" if abs(v) >= 1 else f"{v:.3f}"
+
+
 def _mean_cell(r: CellResult) -> str:
     s = r.summary("time")
-    return f"{s.median:.2f} [{s.interval(lambda v: f'{v:.2f}', '-')}]" + (" !" if s.noisy else "")
+    return f"{_ns(s.median)} [{s.interval(_ns, '-')}]" + (" !" if s.noisy else "")
+
+
+def _floor_key(r: CellResult) -> tuple:
+    """What a cell shares with its null floor: language and compiler, case, clock, storage
+    and build (the floor has no ordering and is always pretouched)."""
+    p = r.cell.param
+    return (r.cell.driver_id, r.cell.case, p.get("clock"), p.get("storage"), r.cell.build)
+
+
+def _floors(results: list[CellResult]) -> dict[tuple, CellResult]:
+    return {_floor_key(r): r for r in results if r.ok and r.cell.lib == "null"}
+
+
+def above_null(r: CellResult, floors: dict[tuple, CellResult]) -> stats.Difference | None:
+    """r's time less its language's null floor in the same case and parameters: process
+    medians paired by round (stats.paired_difference); None without a floor."""
+    floor = floors.get(_floor_key(r))
+    if floor is None or floor is r or not r.ok:
+        return None
+    a, b = r.metric("time"), floor.metric("time")
+    try:
+        return stats.paired_difference(a.rounds, b.rounds, a.pilot)
+    except ValueError:  # no round both ran
+        return None
+
+
+def _above_cell(r: CellResult, floors: dict[tuple, CellResult]) -> str:
+    d = above_null(r, floors)
+    return "-" if d is None else d.text(_ns)
 
 
 def _steal(r: CellResult) -> str:
@@ -38,8 +75,9 @@ def _label(p: float) -> str:
     return "max" if p == 100.0 else f"p{p:g}"
 
 
-def tables(suite: Queue, results: list[CellResult]) -> list[Table]:
+def tables(suite: Queue, results: list[CellResult], provenance: dict) -> list[Table]:
     names = [n for n in param_columns(suite, results) if n != "rate"]
+    floors = _floors(results)
     out = []
     for case in ("single", "bulk"):
         mine = [r for r in results if r.cell.case == case]
@@ -49,25 +87,68 @@ def tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         for r in mine:
             row = [r.cell.impl, *(r.cell.param.get(n, "") for n in names)]
             if not r.ok:
-                rows.append([*row, r.status.upper(), *[""] * len(stats.PERCENTILES), _steal(r)])
+                rows.append([*row, r.status.upper(), "", *[""] * len(stats.PERCENTILES), _steal(r)])
                 continue
             pct = _pct(r)
             rows.append(
-                [*row, _mean_cell(r), *(_pct_cell(pct[p]) for p in stats.PERCENTILES), _steal(r)]
+                [
+                    *row,
+                    _mean_cell(r),
+                    _above_cell(r, floors),
+                    *(_pct_cell(pct[p]) for p in stats.PERCENTILES),
+                    _steal(r),
+                ]
+            )
+        if case == "single":
+            title = (
+                "queue / single: ns per write in runs timed whole (no timer read among the "
+                "writes; each entry's own timestamp read is part of the write), median over "
+                "processes; above null: less the same language's null floor, process medians "
+                "paired by round; and the percentiles of every write's service time in "
+                "separate runs timed write by write (two timer reads around each: read them "
+                "from p99.9 up); 95% intervals"
+            )
+        else:
+            title = (
+                "queue / bulk: ns per long of each run's one write, median over processes; "
+                "above null: less the same language's null floor, paired by round; and the "
+                "percentiles of the runs' writes (ns per write), 95% intervals"
             )
         per = "write" if case == "single" else "long"
-        what = "every write's service time" if case == "single" else "every run's one write"
         out.append(
             Table(
-                f"queue / {case}: ns per {per} (mean over runs), and the percentiles of "
-                f"{what}, with 95% intervals",
-                ["impl", *names, f"ns/{per}", *map(_label, stats.PERCENTILES), "steal"],
+                title,
+                ["impl", *names, f"ns/{per}", "above null"]
+                + [*map(_label, stats.PERCENTILES), "steal"],
                 rows,
             )
         )
+        if case == "bulk":
+            out += _build_table(mine, provenance)
     out += _paced_tables(suite, results)
     out += _ratio_tables(suite, results)
     return out
+
+
+def _build_table(results: list[CellResult], provenance: dict) -> list[Table]:
+    """The builds of the drivers beside the bulk table: a loop of plain stores is where a
+    compiler's optimisation level shows (-O2 against opt-level 3), so the flags each
+    driver was built with stand beside its numbers (from the run's provenance)."""
+    builds = provenance.get("builds") or {}
+    rows = []
+    for driver, build in sorted({(r.cell.driver_id, r.cell.build) for r in results}):
+        b = builds.get(f"{driver} {build}") or {}
+        rows.append([driver, build, b.get("flags") or "not recorded"])
+    if not rows:
+        return []
+    return [
+        Table(
+            "queue / bulk: how each driver was built (its build profile's flags, as the run "
+            "recorded them; docs/methodology.md, Build profiles)",
+            ["driver", "build", "flags"],
+            rows,
+        )
+    ]
 
 
 def _paced_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
@@ -116,6 +197,11 @@ def _paced_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
     ]
 
 
+# The percentiles whose ratios the table against C++ shows: the tail, where a write timed
+# on its own is not one clock step against another.
+TAIL = (99.9, 99.99)
+
+
 def _base_key(r: CellResult) -> tuple:
     """The C++ wbq cell that `r` is set against: the same case and parameters; Chronicle
     (its own ordering) against C++'s release, the null floor against C++'s null."""
@@ -147,8 +233,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
                 f"{r.cell.impl} / {b.cell.impl}",
                 *(r.cell.param.get(n, "") for n in names),
                 q.text(),
-                f"{pa[50.0].value / pb[50.0].value:.2f}",
-                f"{pa[99.0].value / pb[99.0].value:.2f}",
+                *(f"{pa[p].value / pb[p].value:.2f}" for p in TAIL),
             ]
         )
     fence = []
@@ -160,15 +245,16 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         rel = next((x for x in ok if (x.cell.case, x.cell.impl, x.cell.params) == same), None)
         if rel is None:
             continue
-        q = report.ratio(r.metric("time"), rel.metric("time"))
+        a, b = r.metric("time"), rel.metric("time")
         fence.append(
             [
                 r.cell.case,
                 r.cell.impl,
                 *(r.cell.param.get(n, "") for n in names if n != "ordering"),
-                f"{rel.summary('time').median:.2f}",
-                f"{r.summary('time').median:.2f}",
-                q.text(),
+                _ns(rel.summary("time").median),
+                _ns(r.summary("time").median),
+                stats.paired_difference(a.rounds, b.rounds, a.pilot).text(_ns),
+                report.ratio(a, b).text(),
             ]
         )
     out = []
@@ -176,9 +262,11 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         out.append(
             Table(
                 "queue: each implementation against C++ wbq (the seed's port) on the same "
-                "work: mean time per write/long with its 95% interval (processes paired by "
-                "round), and the ratios of p50 and p99; Chronicle against C++'s release",
-                ["case", "ratio", *names, "time", "p50", "p99"],
+                "work: time per write/long in runs timed whole with its 95% interval "
+                "(processes paired by round), and the ratios of the tail percentiles (single: "
+                "below p99.9 a write timed on its own is within a clock step or two of "
+                "another); Chronicle against C++'s release",
+                ["case", "ratio", *names, "time", *(_label(p) for p in TAIL)],
                 rows,
             )
         )
@@ -186,13 +274,59 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         out.append(
             Table(
                 "queue: a full fence against a release store, per language: ns per write/long "
-                "with each, and seqcst/release (above 1: the fence costs)",
+                "with each, what the fence adds (seqcst - release, paired by round, 95% t "
+                "interval) and seqcst/release (above 1: the fence costs)",
                 ["case", "impl", *(n for n in names if n != "ordering")]
-                + ["release", "seqcst", "seqcst/release"],
+                + ["release", "seqcst", "seqcst - release", "seqcst/release"],
                 fence,
             )
         )
     return out
+
+
+def headline_tables(suite: Queue, results: list[CellResult], base: str) -> list[Table]:
+    """The queue's table in the report's headline: what each language's queue costs above
+    its own null floor, per write (single) and per long (bulk), monotonic clock, tmpfs.
+
+    Not a ratio between languages: a write's cost above the floor is a few ns whose
+    interval can reach 0 (C++'s among them), and a ratio to such a number has no bound;
+    the differences, each with its interval, compare directly."""
+    floors = _floors(results)
+    rows: dict[tuple, dict[str, str]] = {}
+    found = set()  # every language with a cell here: one with only its floor shows as "-"
+    for r in results:
+        p = r.cell.param
+        if r.cell.case not in ("single", "bulk") or p.get("clock") != "mono":
+            continue
+        if p.get("storage") != "tmpfs":
+            continue
+        found.add(r.cell.driver_id)
+        if r.cell.lib == "null":
+            continue
+        d = above_null(r, floors)
+        if d is not None:
+            key = (r.cell.case, r.cell.lib, p.get("ordering"), p.get("pretouch"), r.cell.build)
+            rows.setdefault(key, {})[r.cell.driver_id] = d.text(_ns)
+    if not rows:
+        return []
+    langs = sorted(found, key=lambda lang: (lang != base, lang))
+    orderings = list(suite.param("ordering").values)
+    order = sorted(
+        rows,
+        key=lambda k: (k[0] != "single", suite.lib_rank(k[1]), orderings.index(k[2]), k[3:]),
+    )
+    return [
+        Table(
+            "Headline, queue: what each language's queue costs above its own null floor "
+            "(wbq - null, Chronicle - Java's null), ns per write (single) or per long "
+            "(bulk), in runs timed whole, monotonic clock, tmpfs: the mean over rounds of the "
+            "difference of the two process medians with a 95% t interval. Not a ratio "
+            "between languages: a cost of a few ns whose interval can reach 0 makes a "
+            "ratio without bound",
+            ["case", "lib", "ordering", "pretouch", "build", *langs],
+            [[*key, *(rows[key].get(lang, "-") for lang in langs)] for key in order],
+        )
+    ]
 
 
 # -- files beside the report -------------------------------------------------------------------

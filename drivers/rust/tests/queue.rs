@@ -162,11 +162,17 @@ fn every_listed_queue_cell_runs_and_reads_every_write_back() {
         assert_eq!(r["params"], cell["params"], "{at}");
 
         let entries = if case == "bulk" { 1 } else { iters };
-        let checks: Vec<i64> = (warmup..warmup + samples)
+        // single: each sample a run timed whole, then one timed per write; each read back.
+        let runs = if case == "single" {
+            2 * samples
+        } else {
+            samples
+        };
+        let checks: Vec<i64> = (warmup..warmup + runs)
             .map(|run| sum(run * iters, iters))
             .collect();
         assert_eq!(r["check"], serde_json::json!(checks), "{at}");
-        assert_eq!(r["entries_checked"], (warmup + samples) * entries, "{at}");
+        assert_eq!(r["entries_checked"], (warmup + runs) * entries, "{at}");
         let time = &r["metrics"]["time"];
         assert_eq!(time["unit"], "ns");
         assert_eq!(time["iters"], iters);

@@ -5,6 +5,7 @@
 // A library is a class Q constructed from the Plan, with
 //   template <class Clock> void start(uint64_t maxBytes)  begin an entry (reads Clock)
 //   void writeLong(int64_t v)                               one value into it
+//   void writeLongs(int64_t first, uint64_t n)              first, first + 1, ... (bulk)
 //   template <auto Ordering> void end()                     publish it
 //   void beginRun()     untimed, before every run
 //   void pretouch()     untimed, before every run when the cell's pretouch is on
@@ -54,6 +55,12 @@ struct QueueStats {
   uint64_t cycleSize = 0, cycles = 0;
 };
 
+// How a run is timed. `whole`: t0 before its first write, t1 after its last, no timer read
+// among them (a clock read costs about what a single write does). `perWrite`: t0 and t1
+// around every write, for the histograms. A bulk run is one write, timed whole either way;
+// a paced run is timed per write (its schedule reads the clock anyway).
+enum class Timing { whole, perWrite };
+
 // A cell, type-erased once.
 class QueueCell {
  public:
@@ -61,9 +68,10 @@ class QueueCell {
   // Untimed, before every run (warm-up too): the library's preparation and, when the
   // cell's pretouch is on, its pretouch.
   virtual void prepare() = 0;
-  // One run, writing the process's next values: returns the sum of its writes' service
-  // times (ns). With a recorder (a timed run), each write is recorded after its t1.
-  virtual uint64_t run(Recorder* rec) = 0;
+  // One run, writing the process's next values: returns its time (ns), timed as `timing`
+  // says (perWrite: the sum of its writes' service times). With a recorder, each write
+  // is recorded after its t1.
+  virtual uint64_t run(Recorder* rec, Timing timing) = 0;
   // Untimed, after every run: the tailer reads the run back and checks the count, every
   // value and that timestamps never decrease (Failure at the first difference), then the
   // library releases what it has finished with. Returns the wrapping sum of the values.
@@ -82,13 +90,25 @@ class CellOf final : public QueueCell {
     if (plan_.pretouch) q_.pretouch();
   }
 
-  // t0 just before start, t1 just after end; nothing else between them.
-  uint64_t run(Recorder* rec) override {
+  // Per write: t0 just before start, t1 just after end, nothing else between them; whole:
+  // t0 before the first start, t1 after the last end.
+  uint64_t run(Recorder* rec, Timing timing) override {
     uint64_t total = 0;
     const uint64_t n = plan_.iters;
     switch (plan_.kase) {
       case Case::single: {
         uint64_t v = next_;  // a local: the payload stores cannot alias it
+        if (timing == Timing::whole) {
+          const int64_t t0 = monoNow();
+          for (uint64_t i = 0; i < n; ++i) {
+            q_.template start<Clock>(8);
+            q_.writeLong(static_cast<int64_t>(v++));
+            q_.template end<O>();
+          }
+          total = static_cast<uint64_t>(monoNow() - t0);
+          next_ = v;
+          break;
+        }
         for (uint64_t i = 0; i < n; ++i) {
           int64_t t0 = monoNow();
           q_.template start<Clock>(8);
@@ -102,13 +122,12 @@ class CellOf final : public QueueCell {
         break;
       }
       case Case::bulk: {
-        uint64_t v = next_;
         int64_t t0 = monoNow();
         q_.template start<Clock>(8 * n);
-        for (uint64_t i = 0; i < n; ++i) q_.writeLong(static_cast<int64_t>(v++));
+        q_.writeLongs(static_cast<int64_t>(next_), n);
         q_.template end<O>();
         int64_t t1 = monoNow();
-        next_ = v;
+        next_ += n;
         total = static_cast<uint64_t>(t1 - t0);
         if (rec != nullptr) rec->record(t1 - t0, t1);
         break;

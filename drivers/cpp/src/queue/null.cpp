@@ -12,6 +12,7 @@
 
 #include "../common.h"
 #include "loops.h"
+#include "wbq.h"
 
 namespace wb::queue {
 namespace {
@@ -32,6 +33,13 @@ class NullBench {
   void writeLong(int64_t v) {
     if (__builtin_expect(cursor_ >= limit_, 0)) fail("null: writeLong past the entry's end");
     *cursor_++ = v;
+  }
+  // As wbq's: the room checked once for all n, then storeSequence's 16-byte stores.
+  void writeLongs(int64_t first, uint64_t n) {
+    if (__builtin_expect(n > static_cast<uint64_t>(limit_ - cursor_), 0)) {
+      fail("null: writeLongs past the entry's end");
+    }
+    cursor_ = wbq::storeSequence(cursor_, first, n);
   }
   template <NullOrdering>
   void end() {}

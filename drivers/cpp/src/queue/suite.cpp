@@ -1,7 +1,8 @@
 // Suite `queue` (docs/protocol.md; the queue is docs/queue-format.md): its registry entry and
-// its run. A sample is a run: `single` iters writes of one value, `bulk` one write of iters
-// values, `paced` iters writes of one value on a schedule of `rate` writes a second. Each
-// run is read back by the library's tailer, outside the timed region.
+// its run. A sample is a run: `single` iters writes of one value (two runs: one timed whole,
+// one timed write by write), `bulk` one write of iters values, `paced` iters writes of one
+// value on a schedule of `rate` writes a second. Each run is read back by the library's
+// tailer, outside the timed region.
 
 #include <memory>
 #include <string>
@@ -104,17 +105,28 @@ int runCell(const Run& run) {
     if (lib.name == run.lib->name) cell = lib.make(plan);
   }
   Recorder rec(plan.kase == Case::paced);
-  for (uint64_t i = 0; i < run.warmup; ++i) {
+  // single: a sample is two runs, one timed whole (its time: no timer read among the
+  // writes) and then one timed write by write (its writes' latencies); bulk and paced: one
+  // run gives both. The warm-up alternates the same way. Every run is read back.
+  const bool twoRuns = plan.kase == Case::single;
+  auto whole = [twoRuns](uint64_t k) { return twoRuns && k % 2 == 0; };
+  for (uint64_t k = 0; k < run.warmup; ++k) {
     cell->prepare();
-    cell->run(nullptr);
+    cell->run(nullptr, whole(k) ? Timing::whole : Timing::perWrite);
     cell->verify();
   }
   std::vector<uint64_t> times;
   std::vector<int64_t> checks;
-  for (uint64_t i = 0; i < run.samples; ++i) {
+  const uint64_t runs = twoRuns ? 2 * run.samples : run.samples;
+  for (uint64_t k = 0; k < runs; ++k) {
     cell->prepare();
-    if (i == 0) rec.begin(monoNow());
-    times.push_back(cell->run(&rec));
+    if (k == 0) rec.begin(monoNow());
+    if (whole(k)) {
+      times.push_back(cell->run(nullptr, Timing::whole));
+    } else {
+      uint64_t ns = cell->run(&rec, Timing::perWrite);
+      if (!twoRuns) times.push_back(ns);
+    }
     checks.push_back(cell->verify());
   }
   rec.finish();

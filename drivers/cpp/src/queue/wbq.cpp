@@ -462,6 +462,7 @@ class WbqBench {
     appender_.start<Clock>(maxBytes);
   }
   void writeLong(int64_t v) { appender_.writeLong(v); }
+  void writeLongs(int64_t first, uint64_t n) { appender_.writeLongs(first, n); }
   template <wbq::Ordering O>
   void end() {
     appender_.end<O>();

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,28 @@ inline uint64_t pad8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 inline uint64_t capacity(uint64_t size) {
   uint64_t room = size - kHeaderSize - kEntryHeader - 8;
   return room < kLength ? room : kLength;
+}
+
+// Stores first, first + 1, ..., first + n - 1 from p on and returns p + n (the bulk case),
+// four values an iteration in two 16-byte stores: what LLVM makes of Rust's loop at
+// opt-level 3. Written with GCC's vector extension because GCC 12 at -O2 (the stock build)
+// vectorises no loop whose count is known only at run time (its "very cheap" cost model;
+// -fopt-info-vec-all says so): the plain loop stays one store a long. Unsigned arithmetic:
+// the values wrap as the protocol's sums do.
+inline int64_t* storeSequence(int64_t* p, int64_t first, uint64_t n) {
+  typedef uint64_t Pair __attribute__((vector_size(16)));
+  const uint64_t f = static_cast<uint64_t>(first);
+  Pair lo = {f, f + 1}, hi = {f + 2, f + 3};
+  const Pair step = {4, 4};
+  const uint64_t whole = n / 4 * 4;
+  for (uint64_t i = 0; i < whole; i += 4) {
+    std::memcpy(p + i, &lo, sizeof lo);  // unaligned: an entry's payload is 8-aligned
+    std::memcpy(p + i + 2, &hi, sizeof hi);
+    lo += step;
+    hi += step;
+  }
+  for (uint64_t i = whole; i < n; ++i) p[i] = static_cast<int64_t>(f + i);
+  return p + n;
 }
 
 // "00000012.wbq"
@@ -111,6 +134,13 @@ class Appender {
   void writeLong(int64_t v) {
     if (__builtin_expect(cursor_ >= limit_, 0)) overflow();
     *cursor_++ = v;
+  }
+
+  // Appends the values first, first + 1, ... (n of them: the bulk case), the room that
+  // start reserved checked once for all of them, so that the stores vectorise.
+  void writeLongs(int64_t first, uint64_t n) {
+    if (__builtin_expect(n > static_cast<uint64_t>(limit_ - cursor_), 0)) overflow();
+    cursor_ = storeSequence(cursor_, first, n);
   }
 
   // Publishes the entry: its final header word, the length written. An entry holds at

@@ -100,17 +100,22 @@ func checkQueueResult(t *testing.T, args []string, res map[string]any) {
 			t.Errorf("%v: %d intervals of %s hold %d values, want %d", args, len(list), name, n, writes)
 		}
 	}
-	// Run 1+k writes the values (1+k)*iters ... (2+k)*iters-1.
+	// Run 1+k writes the values (1+k)*iters ... (2+k)*iters-1; single's samples are two
+	// runs each (one timed whole, one per write), every one read back.
+	runs := int64(2)
+	if kase == "single" {
+		runs = 4
+	}
 	var want []string
-	for k := int64(1); k <= 2; k++ {
+	for k := int64(1); k <= runs; k++ {
 		want = append(want, strconv.FormatInt(iters*(k*iters)+iters*(iters-1)/2, 10))
 	}
 	if got := text(res["check"]); got != "["+strings.Join(want, ",")+"]" {
 		t.Errorf("%v: check %s, want %v", args, got, want)
 	}
-	entries := 3 * iters
+	entries := (1 + runs) * iters
 	if kase == "bulk" {
-		entries = 3
+		entries = 1 + runs
 	}
 	if got := text(res["entries_checked"]); got != strconv.FormatInt(entries, 10) {
 		t.Errorf("%v: entries_checked %s, want %d", args, got, entries)

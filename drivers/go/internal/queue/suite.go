@@ -105,11 +105,15 @@ type cell struct {
 	checked  uint64
 }
 
-// runLoop runs one run and returns the sum of its writes' service times; a timed run
-// records every write after its t1. Nothing here allocates (TestRunsDoNotAllocate).
-func (c *cell) runLoop(timed bool) (int64, error) {
+// runLoop runs one run and returns its time: whole (single only), from before its first
+// write to after its last, else the sum of its writes' service times, each recorded after
+// its t1 when the run is timed. Nothing here allocates (TestRunsDoNotAllocate).
+func (c *cell) runLoop(timed, whole bool) (int64, error) {
 	switch c.kase {
 	case single:
+		if whole {
+			return c.singleWhole()
+		}
 		return c.single(timed)
 	case bulk:
 		return c.bulk(timed)
@@ -117,7 +121,25 @@ func (c *cell) runLoop(timed bool) (int64, error) {
 	return c.paced(timed)
 }
 
-// single: iters writes of one value each.
+// singleWhole: iters writes of one value each, timed whole: no timer read among them (a
+// clock read costs about what a write does).
+func (c *cell) singleWhole() (int64, error) {
+	a, w, v, n := c.impl, c.w, c.next, c.iters
+	t0 := Nanotime()
+	for i := 0; i < n; i++ {
+		if err := a.Start(1); err != nil {
+			return 0, err
+		}
+		w.WriteLong(v)
+		a.End()
+		v++
+	}
+	t1 := Nanotime()
+	c.next = v
+	return t1 - t0, nil
+}
+
+// single: iters writes of one value each, each timed on its own.
 func (c *cell) single(timed bool) (int64, error) {
 	a, w, v, n := c.impl, c.w, c.next, c.iters
 	var sum int64
@@ -248,9 +270,9 @@ func newCell(lib *Lib, kase string, iters int, dir string, o Options) (*cell, er
 	return c, nil
 }
 
-// run is run number k: pretouched before if pretouch, timed or not, then read back. It
-// returns the run's time (the sum of its service times) and its check.
-func (c *cell) run(k uint64, timed, pretouch bool) (int64, int64, error) {
+// run is run number k: pretouched before if pretouch, timed or not (whole: single's run
+// timed as a whole), then read back. It returns the run's time and its check.
+func (c *cell) run(k uint64, timed, whole, pretouch bool) (int64, int64, error) {
 	if pretouch {
 		if err := c.impl.Pretouch(); err != nil {
 			return 0, 0, err
@@ -276,7 +298,7 @@ func (c *cell) run(k uint64, timed, pretouch bool) (int64, int64, error) {
 		}
 	}
 	first := c.next
-	ns, err := c.runLoop(timed)
+	ns, err := c.runLoop(timed, whole)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -299,16 +321,30 @@ func run(r *core.Run) error {
 			c.period = 1_000_000_000 / rate.PerSecond
 		}
 	}
+	// single: a sample is two runs, one timed whole (its time: no timer read among the
+	// writes) and then one timed write by write (its latencies); bulk and paced: one run
+	// gives both. The warm-up alternates the same way. Every run is read back.
+	twoRuns, runs := r.Case == single, r.Samples
+	if twoRuns {
+		runs *= 2
+	}
 	times := make([]uint64, 0, r.Samples)
-	checks := make([]int64, 0, r.Samples)
-	for k := uint64(0); k < r.Warmup+r.Samples; k++ {
+	checks := make([]int64, 0, runs)
+	for k := uint64(0); k < r.Warmup+runs; k++ {
 		timed := k >= r.Warmup
-		ns, check, err := c.run(k, timed, r.Params.Get("pretouch") == on)
+		j := k
+		if timed {
+			j -= r.Warmup
+		}
+		whole := twoRuns && j%2 == 0
+		ns, check, err := c.run(k, timed, whole, r.Params.Get("pretouch") == on)
 		if err != nil {
 			return err
 		}
 		if timed {
-			times = append(times, uint64(ns))
+			if whole || !twoRuns {
+				times = append(times, uint64(ns))
+			}
 			checks = append(checks, check)
 		}
 	}

@@ -45,7 +45,7 @@ func TestRunsDoNotAllocate(t *testing.T) {
 		}
 		c := testCell(t, lib, kase, 1000, Options{Clock: Mono, CycleSize: DefaultCycleSize})
 		for k := range uint64(4) {
-			if _, _, err := c.run(k, k > 0, true); err != nil {
+			if _, _, err := c.run(k, k > 0, k%2 == 0, true); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -57,7 +57,7 @@ func TestRunsDoNotAllocate(t *testing.T) {
 			runtime.GC() // as run does
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := c.runLoop(true)
+			_, err := c.runLoop(true, k%2 == 0) // single: whole and per write in turn
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)
@@ -86,7 +86,7 @@ func TestFilesStayBounded(t *testing.T) {
 		dir := c.impl.(*wbqLib).dir
 		var want uint64
 		for k := range uint64(60) {
-			_, check, err := c.run(k, true, pretouch)
+			_, check, err := c.run(k, true, k%2 == 0, pretouch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func BenchmarkRuns(b *testing.B) {
 			c := testCell(b, lib, kase, iters, Options{Clock: Mono, CycleSize: DefaultCycleSize})
 			var ns int64
 			for k := uint64(0); b.Loop(); k++ {
-				n, _, err := c.run(k, false, pretouch)
+				n, _, err := c.run(k, false, true, pretouch)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 //! Suite `queue` (docs/protocol.md): the append latency of a memory-mapped queue, after
-//! seed 002. A sample is a run: `single` `iters` writes of one long, `bulk` one write of
-//! `iters` longs, `paced` `iters` writes of one long on a fixed schedule.
+//! seed 002. A sample is a run: `single` `iters` writes of one long (two runs: one timed
+//! whole, one timed write by write), `bulk` one write of `iters` longs, `paced` `iters`
+//! writes of one long on a fixed schedule.
 //!
 //! - mod.rs (this file): the suite in the registry with its library registry; `Queue`, the
 //!   interface a library implements (start, write_long, end, pretouch, and reading a run
@@ -415,7 +416,7 @@ impl Recorded {
 
 /// What a cell's runs measured and checked.
 pub struct Outcome {
-    /// Per timed run, the sum of its writes' service times.
+    /// Per sample, its run timed whole (paced: the sum of its writes' service times).
     time: Vec<u64>,
     /// Per timed run, the wrapping sum of the values read back.
     check: Vec<i64>,
@@ -471,17 +472,28 @@ pub fn measure<Q: Queue>(run: &Run, dir: &Path) -> Res<Outcome> {
     let mut time = Vec::new();
     let mut sums = Vec::new();
     let mut value = 0i64;
-    for r in 0..run.warmup + run.samples {
+    // single: a sample is two runs, one timed whole (its time: no timer read among the
+    // writes) and then one timed write by write (its latencies); bulk and paced: one run
+    // gives both. The warm-up alternates the same way. Every run is read back.
+    let two_runs = matches!(case, Case::Single);
+    let runs = if two_runs {
+        2 * run.samples
+    } else {
+        run.samples
+    };
+    for r in 0..run.warmup + runs {
         if pretouch {
             q.pretouch()?;
         }
         let timed = r >= run.warmup;
+        let whole = two_runs && (if timed { r - run.warmup } else { r }) % 2 == 0;
         if r == run.warmup {
             let origin = mono_ns();
             latency.restart(origin);
             service.restart(origin);
         }
         let total = match case {
+            Case::Single if whole => single_whole(&mut q, n, &mut value)?,
             Case::Single => single(&mut q, n, &mut value, &mut latency)?,
             Case::Bulk => bulk(&mut q, n, max_len, &mut value, &mut latency)?,
             Case::Paced(period) => {
@@ -492,7 +504,9 @@ pub fn measure<Q: Queue>(run: &Run, dir: &Path) -> Res<Outcome> {
         if timed {
             latency.flush();
             service.flush();
-            time.push(total);
+            if whole || !two_runs {
+                time.push(total);
+            }
             sums.push(sum);
         }
     }
@@ -506,7 +520,24 @@ pub fn measure<Q: Queue>(run: &Run, dir: &Path) -> Res<Outcome> {
     })
 }
 
-/// `n` writes of one long each; returns the sum of their service times.
+/// `n` writes of one long each, timed whole: t0 before the first, t1 after the last and no
+/// timer read among them (a clock read costs about what a write does). Returns t1 - t0.
+fn single_whole<Q: Queue>(q: &mut Q, n: u64, value: &mut i64) -> Res<u64> {
+    let mut v = *value;
+    let t0 = mono_ns();
+    for _ in 0..n {
+        q.start(8)?;
+        q.write_long(v);
+        q.end();
+        v = v.wrapping_add(1);
+    }
+    let t1 = mono_ns();
+    *value = v;
+    Ok((t1 - t0) as u64)
+}
+
+/// `n` writes of one long each, each timed on its own; returns the sum of their service
+/// times.
 fn single<Q: Queue>(q: &mut Q, n: u64, value: &mut i64, latency: &mut Recorder) -> Res<u64> {
     let mut v = *value;
     let mut total = 0;

@@ -3,9 +3,10 @@ package wirebench.queue;
 import java.io.IOException;
 
 /**
- * The queue suite's three run loops, written once for every library. Each write is timed by
- * the monotonic clock just before start and just after end (t0, t1) and recorded after t1, so
- * the recorder's cost is in no write's time. A write is one call of a `...Once` method, which
+ * The queue suite's run loops, written once for every library. `single` has two: a run timed
+ * whole (no timer read among its writes), and a run whose every write is timed by the monotonic
+ * clock just before start and just after end (t0, t1) and recorded after t1, so the recorder's
+ * cost is in no write's time. A timed write is one call of a `...Once` method, which
  * the launcher keeps from being inlined into the loop (-XX:CompileCommand=dontinline,
  * wirebench.*::*Once): it is compiled as soon as enough writes have gone through it, whatever
  * the run's size, with the library's start, writeLong and end inlined into it.
@@ -21,7 +22,30 @@ final class Loops {
     this.q = q;
   }
 
-  /** `single`: `iters` writes of one value each; returns the sum of their service times. */
+  /**
+   * `single` timed whole: `iters` writes of one value each, with no timer read among them (a
+   * clock read costs about what a write does); returns the run's time, t1 - t0.
+   */
+  long singleWhole(long iters) throws IOException {
+    long ns = singleWholeOnce(value, Math.toIntExact(iters));
+    value += iters;
+    return ns;
+  }
+
+  long singleWholeOnce(long first, int n) throws IOException {
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; ++i) {
+      q.start(8);
+      q.writeLong(first + i);
+      q.end();
+    }
+    return System.nanoTime() - t0;
+  }
+
+  /**
+   * `single` timed write by write: `iters` writes of one value each; returns the sum of their
+   * service times.
+   */
   long single(long iters, Intervals latency) throws IOException {
     long sum = 0;
     for (long i = 0; i < iters; ++i) {

@@ -19,9 +19,9 @@ import wirebench.Usage;
 
 /**
  * The queue suite (docs/protocol.md, suite queue; after ../shared/seeds/002): the append
- * latency of a memory-mapped queue. A sample is a run: `single` --iters writes of one value,
- * `bulk` one write of --iters values, `paced` --iters writes of one value at --rate writes per
- * second. Before each run (when --pretouch on) the appender pretouches; after each run, outside
+ * latency of a memory-mapped queue. A sample is a run: `single` --iters writes of one value
+ * (two runs: one timed whole, for `time`, then one timed write by write, for `latency`), `bulk`
+ * one write of --iters values, `paced` --iters writes of one value at --rate writes per second. Before each run (when --pretouch on) the appender pretouches; after each run, outside
  * the timed region, the library's own reader reads every entry of the run back and checks it
  * (Check), and the files it has finished with are deleted.
  *
@@ -211,6 +211,10 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
     private final Check check;
     /** The last run's wrapping sum of the values read back. */
     private long runSum;
+    /** single: a sample is two runs, one timed whole and one timed write by write. */
+    private final boolean twoRuns;
+    /** The sums of a sample's runs before its last (single: the run timed whole). */
+    private final List<Long> samplesChecks = new ArrayList<>();
 
     Runs(Run<QueueLib> run, Impl q, long entries, long longs) {
       this.run = run;
@@ -225,10 +229,14 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
           paced ? (int) Math.min(1000, run.iters / (Intervals.SECOND / periodNs) + 2) : 2;
       this.loops = new Loops(q);
       this.check = new Check(run.lib.name, longs);
+      this.twoRuns = run.kase.equals("single");
     }
 
-    /** One run: pretouch, the timed loop, then the read-back and its checks; the loop's ns. */
-    private long once(Intervals latency, Intervals service) throws Failure {
+    /**
+     * One run: pretouch, the timed loop (single: timed whole, or write by write), then the
+     * read-back and its checks; the loop's ns.
+     */
+    private long once(Intervals latency, Intervals service, boolean whole) throws Failure {
       try {
         if (pretouch) {
           q.pretouch();
@@ -239,7 +247,7 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
         long ns;
         switch (run.kase) {
           case "single":
-            ns = loops.single(run.iters, latency);
+            ns = whole ? loops.singleWhole(run.iters) : loops.single(run.iters, latency);
             break;
           case "bulk":
             ns = loops.bulk(run.iters, latency);
@@ -265,12 +273,27 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
       }
     }
 
+    /**
+     * One sample: single's two runs (timed whole, then write by write), or one run; the ns of
+     * the run timed whole (bulk and paced: of the run).
+     */
+    private long sample(Intervals latency, Intervals service) throws Failure {
+      if (!twoRuns) {
+        return once(latency, service, false);
+      }
+      long ns = once(latency, service, true);
+      samplesChecks.add(runSum);
+      once(latency, service, false);
+      return ns;
+    }
+
     void measure() throws Failure {
       boolean paced = periodNs > 0;
       Intervals scratch = new Intervals(spares);
       Intervals scratchService = paced ? new Intervals(spares) : null;
+      // single alternates its two kinds of run through the warm-up too.
       for (long i = 0; i < run.warmup; ++i) {
-        once(scratch, scratchService);
+        once(scratch, scratchService, twoRuns && i % 2 == 0);
       }
       long perRound = Math.max(1, (ROUND_VALUES + run.iters - 1) / run.iters);
       Jit.Report jit =
@@ -278,11 +301,12 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
               () -> {
                 long ns = 0;
                 for (long i = 0; i < perRound; ++i) {
-                  ns += once(scratch, scratchService);
+                  ns += sample(scratch, scratchService);
                 }
+                samplesChecks.clear();
                 return ns;
               });
-      long warmup = run.warmup + jit.rounds() * perRound;
+      long warmup = run.warmup + jit.rounds() * perRound * (twoRuns ? 2 : 1);
 
       Intervals latency = new Intervals(spares);
       Intervals service = paced ? new Intervals(spares) : null;
@@ -295,8 +319,10 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
       }
       for (long s = 0; s < run.samples; ++s) {
         long compiles = Jit.counter();
-        times.add(once(latency, service));
+        times.add(sample(latency, service));
         jit.sampleCompiles.add(Jit.counter() - compiles);
+        checks.addAll(samplesChecks); // single: the run timed whole
+        samplesChecks.clear();
         checks.add(runSum);
       }
       latency.finish();
