@@ -304,7 +304,8 @@ SUITE = Queue(
         "every write and its percentiles move by the clock's step, so read them from "
         "p99.9 up. Every "
         "run was read back by a tailer (count, values, timestamps) before it counted. "
-        "steal: the largest share of a process's time the hypervisor took."
+        "steal: the largest share of a process's time the hypervisor took. chronicle is "
+        "`pretouch off`: its pretouch is a Chronicle Queue Enterprise feature."
     ),
     fixtures=("work_dir",),
     lib_order=("null", "wbq", "chronicle"),

@@ -4,10 +4,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -33,9 +36,31 @@ import wirebench.Json;
  * within the timed region as any roll is. The StoreFileListener hears when a file is released;
  * a released file the tailer has moved past is deleted after the run.
  *
- * <p>No pretouch: in the open-source Chronicle Queue (2026.4) ExcerptAppender.pretouch() is an
- * Enterprise feature (its fallback recurses until the stack overflows), so the library lists
- * `--pretouch off` only.
+ * <p>Configured for latency as Chronicle's documentation and its own benchmark builds do; the
+ * flags are in the launcher (drivers/java/wirebench-java, which gives each one's reason):
+ *
+ * <ul>
+ *   <li>The disk space monitor is off (-Dchronicle.disk.monitor.disable=true, read by
+ *       chronicle-threads' DiskSpaceMonitor). On, it is a "disk~space~checker" thread that wakes
+ *       every 10 s to check the file store, on the process's one pinned CPU, in the middle of
+ *       timed writes. The constructor refuses to run without the property.
+ *   <li>Its other thread stays as shipped: chronicle-core's "background~resource~releaser"
+ *       sleeps on a queue and wakes when a file or a mapped chunk is released (the tailer
+ *       leaving a file, in readBack) to unmap it and call the StoreFileListener. On the pinned
+ *       CPU that work takes the CPU from what runs then: readBack, or the next run's first
+ *       writes. (wbq's appender unmaps on the writing thread, in the write that rolls.)
+ *       `evidence()` lists the threads the queue started, so every result states them.
+ * </ul>
+ *
+ * <p>Enterprise-only in the open-source 2026.4, so not here: pretouching. Its
+ * ExcerptAppender.pretouch() asks PretouchUtil for a pretoucher; without Chronicle Queue
+ * Enterprise on the class path PretouchUtil's fallback calls back into queue.createPretoucher(),
+ * which recurses until the stack overflows (read in the 2026.4 class files), hence `--pretouch
+ * off` only. The builder also names as Enterprise-only (it warns and ignores them): the
+ * preloader (out-of-process pretouching), buffering (the async ring buffer), encoding,
+ * encryption and a non-UTC roll time zone. The open-source appender's microTouch() touches the
+ * one page after the last write: not a pretouch of a run (50,000 writes of 20 bytes span some
+ * 240 pages) nor of the next file; not used.
  */
 final class ChronicleQueue implements Impl {
   /** Entries per file before the clock moves on: wbq's cycle size. */
@@ -52,6 +77,9 @@ final class ChronicleQueue implements Impl {
       return System.currentTimeMillis() + shiftMs;
     }
   }
+
+  /** The JVM's threads before Chronicle's classes start any (the first field initialised). */
+  private final Set<Thread> threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
 
   private final ShiftedTime time = new ShiftedTime();
   private final SingleChronicleQueue queue;
@@ -73,7 +101,16 @@ final class ChronicleQueue implements Impl {
    */
   static final long MAX_LONGS = (BLOCK_SIZE / 4 - 64) / 8;
 
-  ChronicleQueue(Path dir) {
+  /** The property Chronicle's DiskSpaceMonitor reads, once, when its class loads. */
+  static final String DISK_MONITOR_OFF = "chronicle.disk.monitor.disable";
+
+  ChronicleQueue(Path dir) throws IOException {
+    // Parsed as Chronicle parses it (set, empty, "true" or "yes"), before any queue exists.
+    if (!Jvm.getBoolean(DISK_MONITOR_OFF)) {
+      throw new IOException(
+          "Chronicle's disk space monitor is on: start the driver through drivers/java/"
+              + "wirebench-java, which sets -D" + DISK_MONITOR_OFF + "=true");
+    }
     StoreFileListener files =
         new StoreFileListener() {
           @Override
@@ -154,9 +191,24 @@ final class ChronicleQueue implements Impl {
     }
   }
 
+  /** The live threads started since this object was made (Chronicle's), by name. */
+  private List<String> chronicleThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (!threadsBefore.contains(t)) {
+        names.add(t.getName());
+      }
+    }
+    names.sort(null);
+    return names;
+  }
+
   @Override
   public Json evidence() {
-    return new Json().num("cycle_size", ROLL_BYTES).num("cycles", acquired.size());
+    return new Json()
+        .num("cycle_size", ROLL_BYTES)
+        .num("cycles", acquired.size())
+        .strings("threads", chronicleThreads());
   }
 
   @Override
