@@ -59,6 +59,7 @@ def cells():
         for lib, validation in (("null", "lazy"), ("jackson", "validated")):
             for buffer in ("reused", "fresh"):
                 params = {"buffer": buffer, "strings": "owned", "validation": validation}
+                params["packing"] = "unpacked"
                 yield {"suite": "codec", "case": case, "lib": lib, "params": params}
     for case in ("single", "bulk"):
         for lib, ordering in (("null", "none"), ("wbq", "release"), ("wbq", "seqcst")):
@@ -156,7 +157,7 @@ def codec(opts):
                 "suite": "codec",
                 "case": case,
                 "lib": lib,
-                "params": {k: opts[k] for k in ("buffer", "strings", "validation")},
+                "params": {k: opts[k] for k in ("buffer", "strings", "validation", "packing")},
                 "role": "local",
                 "warmup": int(opts["warmup"]),
                 "verified": True,

@@ -239,3 +239,127 @@ def test_comparisons_cover_every_operation(two_fakes, tmp_path):
         assert f"fake against fake2: codec {op} per iteration" in r.output
     r = CliRunner().invoke(cli.main, ["report", "--db", db, "--against", "fake2"])
     assert "Languages against fake2: fake2's codec access per iteration" in r.output
+
+
+# -- packing: Cap'n Proto's variant, implied in the keys of every other cell ----------------
+
+
+def capnp_pack(data: bytes) -> bytes:
+    """A reference packer (capnproto.org/encoding.html#packing), for the tests: a tag per
+    word; after tag 0 a count of further zero words, after tag 0xff a count of further
+    words with at most one zero byte, copied as they are (as the C++ library packs)."""
+    words = [data[i : i + 8] for i in range(0, len(data), 8)]
+    out, i = bytearray(), 0
+    while i < len(words):
+        w = words[i]
+        tag = sum(1 << b for b in range(8) if w[b])
+        out.append(tag)
+        out += bytes(b for b in w if b)
+        i += 1
+        if tag == 0:
+            n = 0
+            while i < len(words) and n < 255 and not any(words[i]):
+                n, i = n + 1, i + 1
+            out.append(n)
+        elif tag == 0xFF:
+            n = 0
+            while i < len(words) and n < 255 and words[i].count(0) <= 1:
+                n, i = n + 1, i + 1
+            out.append(n)
+            out += b"".join(words[i - n : i])
+    return bytes(out)
+
+
+GOLDEN_CAPNP = codec_records.TESTDATA.parent / "golden" / "cpp" / "logs.capnp"
+
+
+def test_capnp_unpack_is_the_specs_and_the_framing_is_checked():
+    # The specification's example, then runs of zero words and of literal words.
+    assert codec.capnp_unpack(bytes.fromhex("5108030231 19aa01".replace(" ", ""))) == bytes.fromhex(
+        "0800000003000200 19000000aa010000"
+    )
+    assert codec.capnp_unpack(bytes([0, 3])) == bytes(32)
+    literal = bytes(range(1, 25))
+    assert codec.capnp_unpack(bytes([0xFF]) + literal[:8] + bytes([2]) + literal[8:]) == literal
+    message = GOLDEN_CAPNP.read_bytes()
+    packed = capnp_pack(message)
+    assert len(packed) < len(message) and codec.capnp_unpack(packed) == message
+    codec.capnp_framing(message)
+    with pytest.raises(ValueError, match="truncated"):
+        codec.capnp_unpack(packed[:-1])
+    with pytest.raises(ValueError, match="bytes unpacked"):
+        codec.capnp_framing(message[:-8])
+    with pytest.raises(ValueError, match="segments"):
+        codec.capnp_framing(b"\xff\xff\x00\x00" + bytes(4))
+
+
+def listed(packings=("unpacked", "packed")):
+    def params(validation, packing):
+        return {
+            "buffer": "reused",
+            "strings": "owned",
+            "validation": validation,
+            "packing": packing,
+        }
+
+    cells = [
+        {"suite": "codec", "case": "logs", "lib": "capnp", "params": params("lazy", p)}
+        for p in packings
+    ]
+    jackson = {
+        "suite": "codec",
+        "case": "logs",
+        "lib": "jackson",
+        "params": params("validated", "unpacked"),
+    }
+    return {"rust": [*cells, jackson]}
+
+
+def test_unpacked_is_left_out_of_keys_but_the_driver_is_told():
+    from wirebench import matrix
+
+    parsed = {k: None for k in matrix.FILTER_NAMES}
+    cells = matrix.expand(listed(), parsed, include_limits=False)
+    assert [c.key for c in cells] == [
+        "codec/logs/rust/jackson buffer=reused build=stock strings=owned validation=validated",
+        "codec/logs/rust/capnp buffer=reused build=stock packing=packed strings=owned "
+        "validation=lazy",
+        "codec/logs/rust/capnp buffer=reused build=stock strings=owned validation=lazy",
+    ]
+    assert [c.driver_params["packing"] for c in cells] == ["unpacked", "packed", "unpacked"]
+    assert "build" not in cells[0].driver_params
+    # The filter reads the driver's listing, where every cell has its packing.
+    parsed["packing"] = matrix.parse_filter("packing", "packed")
+    (packed,) = matrix.expand(listed(), parsed, include_limits=False)
+    assert packed.param["packing"] == "packed"
+    parsed["packing"] = matrix.parse_filter("packing", "unpacked")
+    cells = matrix.expand(listed(), parsed, include_limits=False)
+    assert [c.lib for c in cells] == ["jackson", "capnp"]
+    assert all("packing" not in c.param for c in cells)
+
+
+def test_the_packing_governs_serialize_deserialize_and_access():
+    assert [op for op in codec.OPS if "packing" in codec.GOVERNS[op]] == [
+        "serialize",
+        "deserialize",
+        "access",
+    ]
+
+
+def packed_task():
+    params = {"buffer": "reused", "strings": "owned", "validation": "lazy", "packing": "packed"}
+    cell = Cell.make("codec", "logs", "fake", "capnp", params)
+    return Task(cell=cell, iters=4, samples=3, warmup=1, timeout=30, client=FAKE)
+
+
+def test_a_packed_encoding_must_unpack_to_one_message(tmp_path):
+    t = packed_task()
+    packed = capnp_pack(GOLDEN_CAPNP.read_bytes())
+    path = tmp_path / "logs.capnp"
+    path.write_bytes(packed)
+    r = {"metrics": {"size": {"unit": "B", "value": len(packed)}}}
+    m = t.cell.spec.inspect(t, r, {"out_dir": str(tmp_path)})
+    assert 0 < m["size_zstd"].value < len(packed)
+    path.write_bytes(GOLDEN_CAPNP.read_bytes()[: len(packed)])  # unpacked bytes are not
+    with pytest.raises(ResultError, match="logs.capnp is not a packed Cap'n Proto message"):
+        t.cell.spec.inspect(t, r, {"out_dir": str(tmp_path)})

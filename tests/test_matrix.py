@@ -272,8 +272,19 @@ def test_the_headline_run_keeps_the_stratified_few():
         + [
             {"suite": "codec", "case": "log", "lib": "capnp", "params": p}
             for p in (
-                {"buffer": "reused", "strings": "owned", "validation": "lazy"},
-                {"buffer": "fresh", "strings": "owned", "validation": "lazy"},
+                {
+                    "buffer": "reused",
+                    "strings": "owned",
+                    "validation": "lazy",
+                    "packing": "unpacked",
+                },
+                {
+                    "buffer": "fresh",
+                    "strings": "owned",
+                    "validation": "lazy",
+                    "packing": "unpacked",
+                },
+                {"buffer": "reused", "strings": "owned", "validation": "lazy", "packing": "packed"},
             )
         ]
     }

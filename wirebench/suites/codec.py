@@ -1,11 +1,12 @@
 """Suite codec: one record and a batch of 1000, every format, every language: populate,
 serialize, deserialize, access, and sizes (plain, zstd, lz4).
 
-Everything particular to codec lives here: the cases and the three variant parameters
-(buffer, strings, validation), which format each library writes, the iterations per
-profile, the checks of a result (fold digests against codec_records, the encoding the
-driver left in --out-dir decoded by Python where it can), the compressed sizes, and the
-report's tables (per language in the seed's layout, and per format across languages).
+Everything particular to codec lives here: the cases and the four variant parameters
+(buffer, strings, validation, and Cap'n Proto's packing), which format each library
+writes, the iterations per profile, the checks of a result (fold digests against
+codec_records, the encoding the driver left in --out-dir decoded by Python where it can,
+a packed one unpacked), the compressed sizes, and the report's tables (per language in
+the seed's layout, and per format across languages).
 """
 
 from __future__ import annotations
@@ -70,17 +71,25 @@ ITERS = {
 # an operation's numbers side by side only within equal values of these.
 GOVERNS = {
     "populate": ("buffer",),
-    "serialize": ("buffer",),
-    "deserialize": ("strings", "validation"),
-    "access": ("validation",),
+    "serialize": ("buffer", "packing"),
+    "deserialize": ("strings", "validation", "packing"),
+    "access": ("validation", "packing"),
 }
+
+# Every codec cell has a packing; its first value is implied and left out of the cell's
+# parameters (its key), so that every cell from before the parameter existed keeps its key
+# and compares across runs. Only a packed cell names it; the driver is always told.
+PACKING = "packing"
+UNPACKED = "unpacked"
 
 READING = (
     "codec: times are per iteration (one record, or the batch of 1000); median of all "
     "samples of all processes with its 95% interval. serialize and deserialize are also "
     "given as MB/s of the encoding. Each cell names its variant: `buffer` (output memory "
     "reused or fresh: populate, serialize), `strings` (owned or borrowed: deserialize), "
-    "`validation` (validated, lazy or unchecked: deserialize, access); a library's first "
+    "`validation` (validated, lazy or unchecked: deserialize, access), and for Cap'n Proto "
+    "`packing` (a packed cell writes and reads the packed encoding: serialize, deserialize, "
+    "access; its size is the packed size); a library's first "
     "cell measures every operation, its other cells only what their parameter governs. "
     "Every deserialize and access folds every field into a checksum the harness verifies. "
     "zstd (level 3, one frame) and lz4 (one block) sizes are computed by the harness from "
@@ -102,6 +111,19 @@ def _fold(case: str) -> int:
 
 
 class Codec(Suite):
+    def expand(self, driver, entry, ctx):
+        """The listed cell, without its packing when that is the implied `unpacked`."""
+        if ctx.pairs:
+            return []
+        params = dict(entry["params"])
+        if params.get(PACKING) == UNPACKED:
+            del params[PACKING]
+        return [(params, None)]
+
+    def driver_params(self, params: dict[str, str]) -> dict[str, str]:
+        """What the driver is told: the implied packing too (every codec driver takes it)."""
+        return {**super().driver_params(params), PACKING: params.get(PACKING, UNPACKED)}
+
     def check_result(self, task: Task, r: dict, metrics: dict[str, Metric]) -> None:
         lib, case = task.cell.lib, task.cell.case
         fmt = LIB_FORMAT.get(lib)
@@ -165,6 +187,11 @@ class Codec(Suite):
                 raise ResultError(f"{path.name} is not valid {fmt}: {e}") from None
             if decoded != _records(c.case):
                 raise ResultError(f"{path.name} decodes to other values than the workload's")
+        if c.param.get(PACKING, UNPACKED) != UNPACKED:
+            try:
+                capnp_framing(capnp_unpack(data))
+            except ValueError as e:
+                raise ResultError(f"{path.name} is not a packed Cap'n Proto message: {e}") from None
         return {
             "size_zstd": Metric("size_zstd", "B", "scalar", value=len(zstd(data))),
             "size_lz4": Metric("size_lz4", "B", "scalar", value=len(lz4_block(data))),
@@ -186,8 +213,22 @@ class Codec(Suite):
     def attachments(self, results: list[CellResult], processes, context: dict) -> dict[str, bytes]:
         return charts(results)
 
+    def reading_order(self, results: list[CellResult]) -> list[CellResult]:
+        """The run's order (cells.sort_key), but a packed cell after its library's others:
+        the implied `unpacked` is no value of its cells to sort by."""
+        return sorted(
+            results,
+            key=lambda r: (
+                self.lib_rank(r.cell.lib),
+                r.cell.lang,
+                r.cell.toolchain or "",
+                PACKING in r.cell.param,
+            ),
+        )
+
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
         bandwidth = limit.bandwidth(context.get("all", results)).get(limit.LIMIT_BLOCK)
+        results = self.reading_order(results)
         tables = []
         langs = sorted({(r.cell.lang, r.cell.toolchain or "") for r in results})
         for case in self.cases:
@@ -219,11 +260,14 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
     for case in sorted({r.cell.case for r in results}):
         mine = sorted(
             (r for r in results if r.ok and r.cell.case == case and "size" in r.metrics),
-            key=lambda r: (r.cell.lib, r.cell.lang, r.cell.params),
+            key=lambda r: (r.cell.lib, r.cell.lang, PACKING in r.cell.param, r.cell.params),
         )
         if not mine:
             continue
-        labels = [f"{r.cell.impl} {' '.join(v for v in _variant(r) if v)}" for r in mine]
+        labels = [
+            f"{r.cell.impl} {' '.join(v for v in [*_variant(r), r.cell.param.get(PACKING)] if v)}"
+            for r in mine
+        ]
         ops = [op for op in OPS if any(op in r.metrics for r in mine)]
         height = 1.0 + 0.2 * len(mine)
         fig, axes = ch.figure(3.2 * len(ops) + 3, height, ncols=len(ops))
@@ -272,6 +316,59 @@ def _size(process) -> int | None:
         return None
 
 
+def capnp_unpack(data: bytes) -> bytes:
+    """Cap'n Proto's packing undone (capnproto.org/encoding.html#packing): per word a tag
+    byte whose bits say which of its 8 bytes follow; tag 0 is followed by a count of further
+    zero words, tag 0xff by a count of further words copied as they are."""
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        tag = data[i]
+        i += 1
+        nonzero = tag.bit_count()
+        if i + nonzero > n:
+            raise ValueError(f"truncated in the word of the tag at byte {i - 1}")
+        if tag == 0xFF:
+            out += data[i : i + 8]
+            i += 8
+        else:
+            word = bytearray(8)
+            for bit in range(8):
+                if tag >> bit & 1:
+                    word[bit] = data[i]
+                    i += 1
+            out += word
+        if tag in (0, 0xFF):
+            if i >= n:
+                raise ValueError(f"truncated: no count after the tag at byte {i - 1 - nonzero}")
+            count = data[i]
+            i += 1
+            if tag == 0:
+                out += bytes(8 * count)
+            else:
+                if i + 8 * count > n:
+                    raise ValueError(f"truncated in the {count} words copied from byte {i}")
+                out += data[i : i + 8 * count]
+                i += 8 * count
+    return bytes(out)
+
+
+def capnp_framing(data: bytes) -> None:
+    """Raises ValueError unless `data` is exactly one message in the stream framing: the
+    segment count less one, each segment's size in words, padding to a word, segments."""
+    if len(data) < 8:
+        raise ValueError(f"{len(data)} bytes, fewer than a segment table")
+    count = int.from_bytes(data[:4], "little") + 1
+    table = 4 * (count + 1) + 4 * (count % 2 == 0)
+    if table > len(data):
+        raise ValueError(f"a table of {count} segments in {len(data)} bytes")
+    sizes = [int.from_bytes(data[4 + 4 * k : 8 + 4 * k], "little") for k in range(count)]
+    if table + 8 * sum(sizes) != len(data):
+        raise ValueError(
+            f"segments of {sum(sizes)} words after the table, but {len(data)} bytes unpacked"
+        )
+
+
 def zstd(data: bytes) -> bytes:
     """A zstd frame at level 3 (zstd's default), as `zstd -3` writes it."""
     return zstandard.ZstdCompressor(level=3).compress(data)
@@ -289,6 +386,19 @@ def lz4_block(data: bytes) -> bytes:
 def _variant(r: CellResult) -> list[str]:
     p = r.cell.param
     return [p.get("buffer", ""), p.get("strings", ""), p.get("validation", "")]
+
+
+def _packing(results: list[CellResult]) -> bool:
+    """Whether a table has a packing column: only beside a packed cell, so that the
+    tables of runs without one stay as they were."""
+    return any(PACKING in r.cell.param for r in results)
+
+
+def _packing_of(r: CellResult) -> list[str]:
+    """The packing column's value: every Cap'n Proto cell's, none for other formats."""
+    if LIB_FORMAT.get(r.cell.lib) != "capnp":
+        return [""]
+    return [r.cell.param.get(PACKING, UNPACKED)]
 
 
 def _time(r: CellResult, op: str) -> str:
@@ -335,18 +445,24 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
     deserialization MB/s, then access, sizes and allocations; the memcpy limit first."""
     from ..report import Table, fmt_bytes
 
+    packing = _packing(results)
+
+    def variant(r: CellResult) -> list[str]:
+        return _variant(r) + (_packing_of(r) if packing else [])
+
     rows = []
     if bandwidth:
         mbps = f"{bandwidth * 1e3:.0f}"
-        rows.append(["memcpy (limit)", "", "", "", "", mbps, mbps, "", "", "", "", ""])
+        blank = [""] * (3 + packing)
+        rows.append(["memcpy (limit)", *blank, "", mbps, mbps, "", "", "", "", ""])
     for r in results:
         if not r.ok:
-            rows.append([r.cell.lib, *_variant(r), r.status.upper(), "", "", "", "", "", "", ""])
+            rows.append([r.cell.lib, *variant(r), r.status.upper(), "", "", "", "", "", "", ""])
             continue
         rows.append(
             [
                 r.cell.lib,
-                *_variant(r),
+                *variant(r),
                 _time(r, "populate"),
                 _rate(r, "serialize"),
                 _rate(r, "deserialize"),
@@ -365,6 +481,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
             "buffer",
             "strings",
             "validation",
+            *(["packing"] if packing else []),
             "populate",
             "serialize MB/s",
             "deserialize MB/s",
@@ -393,9 +510,10 @@ def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
             best = fastest.get(key)
             if best is None or r.metrics[op].summary.median < best.metrics[op].summary.median:
                 fastest[key] = r
+    packing = _packing(results)
     rows = []
     for r in results:
-        row = [r.cell.impl, *_variant(r)]
+        row = [r.cell.impl, *_variant(r), *(_packing_of(r) if packing else [])]
         if not r.ok:
             rows.append(row + [r.status.upper(), "", "", ""])
             continue
@@ -411,7 +529,7 @@ def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
     return Table(
         f"codec / {case}: {fmt} across languages (time, and ratio to the fastest of the "
         "same variant)",
-        ["impl", "buffer", "strings", "validation", *OPS],
+        ["impl", "buffer", "strings", "validation", *(["packing"] if packing else []), *OPS],
         rows,
     )
 
@@ -435,6 +553,12 @@ SUITE = Codec(
             "validation",
             ("validated", "lazy", "unchecked"),
             "input checked before use, at each read, or not at all (deserialize, access)",
+        ),
+        Param(
+            PACKING,
+            (UNPACKED, "packed"),
+            "Cap'n Proto's stream framing as it is, or packed (runs of zero bytes coded away): "
+            "serialize, deserialize, access; cells without it are unpacked",
         ),
     ),
     metrics=(

@@ -3,8 +3,11 @@
 // digests, results and their metrics, server failures, client/server roles, golden messages,
 // the registry's `list` and usage errors.
 
+#include <capnp/serialize-packed.h>
+#include <capnp/serialize.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <kj/io.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -882,10 +885,12 @@ std::vector<codec::Variant> variants(const codec::CodecLib& lib) {
   const auto& b = lib.buffers;
   const auto& s = lib.strings;
   const auto& c = lib.validations;
-  v.push_back(codec::variantOf(b[0], s[0], c[0]));
-  for (size_t i = 1; i < b.size(); ++i) v.push_back(codec::variantOf(b[i], s[0], c[0]));
-  for (size_t i = 1; i < s.size(); ++i) v.push_back(codec::variantOf(b[0], s[i], c[0]));
-  for (size_t i = 1; i < c.size(); ++i) v.push_back(codec::variantOf(b[0], s[0], c[i]));
+  const auto p = lib.packings();
+  v.push_back(codec::variantOf(b[0], s[0], c[0], p[0]));
+  for (size_t i = 1; i < b.size(); ++i) v.push_back(codec::variantOf(b[i], s[0], c[0], p[0]));
+  for (size_t i = 1; i < s.size(); ++i) v.push_back(codec::variantOf(b[0], s[i], c[0], p[0]));
+  for (size_t i = 1; i < c.size(); ++i) v.push_back(codec::variantOf(b[0], s[0], c[i], p[0]));
+  for (size_t i = 1; i < p.size(); ++i) v.push_back(codec::variantOf(b[0], s[0], c[0], p[i]));
   return v;
 }
 
@@ -913,7 +918,7 @@ TEST(Codec, EveryLibraryRoundTripsBothCases) {
       for (const codec::Variant& v : variants(lib)) {
         SCOPED_TRACE(lib.name + " " + kase + " reused " + std::to_string(v.reused) +
                      " borrowed " + std::to_string(v.borrowed) + " checked " +
-                     std::to_string(v.checked));
+                     std::to_string(v.checked) + " packed " + std::to_string(v.packed));
         auto cell = lib.make(c, v);
         codec::Bytes enc = cell->encoding();
         if (lib.format == "json") {
@@ -964,12 +969,29 @@ TEST(Codec, TruncatedEncodingsAreErrors) {
   }
 }
 
+// A packed Cap'n Proto stream unpacked by the library, as the standard stream framing.
+std::string unpacked(const std::string& packed) {
+  kj::ArrayInputStream in(kj::arrayPtr(reinterpret_cast<const kj::byte*>(packed.data()),
+                                       packed.size()));
+  capnp::PackedMessageReader reader(in);
+  std::vector<kj::ArrayPtr<const capnp::word>> segments;
+  for (uint i = 0;; ++i) {
+    auto s = static_cast<capnp::MessageReader&>(reader).getSegment(i);
+    if (s == nullptr) break;
+    segments.push_back(s);
+  }
+  auto flat = capnp::messageToFlatArray(kj::arrayPtr(segments.data(), segments.size()));
+  return std::string(reinterpret_cast<const char*>(flat.begin()), flat.asBytes().size());
+}
+
 std::vector<std::string> codecArgs(const std::string& kase, const std::string& lib,
                                    const std::string& buffer, const std::string& strings,
-                                   const std::string& validation) {
-  return {"run",      "--suite",   "codec",      "--case", kase,     "--lib",
-          lib,        "--buffer",  buffer,       "--strings", strings, "--validation",
-          validation, "--iters",   "2",          "--samples", "2",     "--warmup", "1"};
+                                   const std::string& validation,
+                                   const std::string& packing = "unpacked") {
+  return {"run",      "--suite",   "codec",   "--case",    kase,    "--lib",
+          lib,        "--buffer",  buffer,    "--strings", strings, "--validation",
+          validation, "--packing", packing,   "--iters",   "2",     "--samples",
+          "2",        "--warmup",  "1"};
 }
 
 TEST(Codec, BadCellsExit2NamingTheProblem) {
@@ -991,7 +1013,14 @@ TEST(Codec, BadCellsExit2NamingTheProblem) {
       {codecArgs("log", "serde", "reused", "owned", "lazy"), "unknown lib 'serde' for suite codec"},
       {codecArgs("log", "flatbuffers", "fresh", "borrowed", "validated"),
        "a codec cell differs from its library's first cell (buffer reused, strings owned, "
-       "validation validated) in at most one parameter, not in buffer fresh, strings borrowed"},
+       "validation validated, packing unpacked) in at most one parameter, not in buffer "
+       "fresh, strings borrowed"},
+      {codecArgs("log", "protobuf", "reused", "owned", "validated", "packed"),
+       "unknown value for --packing: 'packed' for lib protobuf (one of: unpacked)"},
+      {codecArgs("log", "capnp", "fresh", "owned", "lazy", "packed"),
+       "a codec cell differs from its library's first cell (buffer reused, strings owned, "
+       "validation lazy, packing unpacked) in at most one parameter, not in buffer fresh, "
+       "packing packed"},
       {plus(codecArgs("log", "null", "reused", "owned", "lazy"), {"--mode", "bytes"}),
        "flag --mode is not a parameter of suite codec"},
       {plus(codecArgs("log", "null", "reused", "owned", "lazy"), {"--work-dir", "/tmp"}),
@@ -1039,6 +1068,23 @@ TEST(Codec, ResultsHaveTheCellsOperationsAndTheEncoding) {
   for (const char* op : {"\"populate\"", "\"serialize\""}) {
     EXPECT_EQ(v.out.find(op), std::string::npos) << op << " in " << v.out;
   }
+
+  // packed: serialize, deserialize and access of the packed encoding, its size the packed
+  // size, and the file in --out-dir the golden message packed.
+  Outcome p = driver(plus(codecArgs("logs", "capnp", "reused", "owned", "lazy", "packed"),
+                          {"--out-dir", dir}));
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_EQ(p.out.find("\"populate\""), std::string::npos) << p.out;
+  for (const char* op : {"serialize", "deserialize", "access"}) {
+    EXPECT_EQ(metricSamples(p.out, op).size(), 2u) << op << " in " << p.out;
+  }
+  std::string packed = readFile(dir + "/logs.capnp");
+  EXPECT_NE(p.out.find("\"size\": {\"unit\": \"B\", \"value\": " +
+                       std::to_string(packed.size()) + "}"),
+            std::string::npos)
+      << p.out;
+  EXPECT_EQ(unpacked(packed), readFile(kGolden + "/logs.capnp"));
+  EXPECT_LT(packed.size(), readFile(kGolden + "/logs.capnp").size());
   fs::remove_all(dir);
 }
 

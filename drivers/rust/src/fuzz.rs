@@ -49,7 +49,8 @@ pub fn rpc_server(lib: &str, data: &[u8]) -> Result<u64, String> {
 /// The codec library `lib` (its registry name) on the encoding `data[1..]` of case
 /// `data[0] % 2` (log, logs): decoded by its first cell and compared with the case's
 /// records (`golden check`), then deserialized and, if it has access, accessed by each of
-/// its variants except `unchecked` (which reads only bytes the library wrote itself).
+/// its variants except `unchecked` (which reads only bytes the library wrote itself), and
+/// by its packed variant too (capnp: the same bytes read as packed).
 pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
     static CASES: OnceLock<[Case; 2]> = OnceLock::new();
     let Some((&pick, bytes)) = data.split_first() else {
@@ -78,6 +79,11 @@ pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
         Err(e) => result = Err(e.0),
     }
     let input = Aligned::from(bytes);
+    let ops: &[Op] = if l.make.access {
+        &[Op::Deserialize, Op::Access]
+    } else {
+        &[Op::Deserialize]
+    };
     for &strings in l.values(&codec::SUITE.params[1]) {
         for &validation in l.values(&codec::SUITE.params[2]) {
             let validation = match validation {
@@ -85,19 +91,17 @@ pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
                 "lazy" => Validation::Lazy,
                 _ => continue,
             };
-            let v = Variant {
-                reused: false,
-                borrowed: strings == "borrowed",
-                validation,
-            };
-            let ops: &[Op] = if l.make.access {
-                &[Op::Deserialize, Op::Access]
-            } else {
-                &[Op::Deserialize]
-            };
-            for &op in ops {
-                if let Err(e) = cell.fold(case, v, op, input.bytes()) {
-                    result = result.and(Err(e.0));
+            for &packing in l.values(&codec::SUITE.params[3]) {
+                let v = Variant {
+                    reused: false,
+                    borrowed: strings == "borrowed",
+                    validation,
+                    packed: packing == "packed",
+                };
+                for &op in ops {
+                    if let Err(e) = cell.fold(case, v, op, input.bytes()) {
+                        result = result.and(Err(e.0));
+                    }
                 }
             }
         }

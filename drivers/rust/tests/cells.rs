@@ -229,6 +229,8 @@ fn a_codec_cell_writes_its_encoding_to_the_out_dir() {
         "owned",
         "--validation",
         "validated",
+        "--packing",
+        "unpacked",
         "--iters",
         "2",
         "--out-dir",
@@ -394,6 +396,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
             strings,
             "--validation",
             validation,
+            "--packing",
+            "unpacked",
             "--iters",
             "1",
         ]
@@ -464,9 +468,18 @@ fn usage_errors_exit_2_and_name_the_problem() {
             "unknown value for --validation: 'unchecked' for lib capnp (one of: lazy)",
         ),
         (
+            {
+                let mut args = codec("prost", "reused", "owned", "validated");
+                let at = args.iter().position(|a| a == "unpacked").unwrap();
+                args[at] = "packed".into();
+                args
+            },
+            "unknown value for --packing: 'packed' for lib prost (one of: unpacked)",
+        ),
+        (
             codec("null", "fresh", "borrowed", "lazy"),
-            "buffer fresh, strings borrowed and validation lazy: a codec cell differs from its \
-             library's first cell in at most one parameter",
+            "buffer fresh, strings borrowed, validation lazy and packing unpacked: a codec cell \
+             differs from its library's first cell in at most one parameter",
         ),
         (
             limit("3KiB"),

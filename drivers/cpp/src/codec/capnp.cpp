@@ -8,8 +8,12 @@
 // Reads are bounds-checked as they happen (validation `lazy`); errors throw kj::Exception.
 // Limits (src/decode_limits.h): the reader's traversal and nesting limits are set explicitly, and a
 // list of more logs than the message has words is refused before anything is built for it.
+// packing `packed`: serialize writes the packed framing (writePackedMessage) into the output
+// buffer, sized for the worst case; deserialize and access read with a PackedMessageReader
+// that unpacks into a kept scratch array of the builder's first segment's size.
 
 #include <capnp/message.h>
+#include <capnp/serialize-packed.h>
 #include <capnp/serialize.h>
 #include <kj/io.h>
 
@@ -127,6 +131,7 @@ class Capnp {
       scratch_ = static_cast<word*>(std::calloc(kSegmentWords<kBatch>, sizeof(word)));
       if (scratch_ == nullptr) fail("capnp: out of memory for the scratch space");
     }
+    if (v.packed) unpacked_ = kj::heapArray<word>(kSegmentWords<kBatch>);
   }
   ~Capnp() noexcept {  // (clang: CellOf's destructor overrides a noexcept one)
     builder_.reset();  // zeroes what it used of the scratch space, which must outlive it
@@ -152,7 +157,15 @@ class Capnp {
 
   Bytes serialize() {
     auto segments = builder_->getSegmentsForOutput();
-    size_t size = capnp::computeSerializedSizeInWords(segments) * sizeof(word);
+    size_t words = capnp::computeSerializedSizeInWords(segments);
+    if (v_.packed) {
+      // Packing writes at most a tag and a run count beside a word's 8 bytes.
+      size_t bound = words * (sizeof(word) + 2);
+      kj::ArrayOutputStream stream(kj::arrayPtr(out_.prepare(bound), bound));
+      capnp::writePackedMessage(stream, segments);
+      return {out_.bytes().data, stream.getArray().size()};
+    }
+    size_t size = words * sizeof(word);
     kj::ArrayOutputStream stream(kj::arrayPtr(out_.prepare(size), size));
     capnp::writeMessage(stream, segments);
     return out_.bytes();
@@ -180,18 +193,36 @@ class Capnp {
   Records deserialized() const { return v_.borrowed ? owned(views_) : owned_; }
 
  private:
-  // fn(the message's root reader), on a reader of `b` that lives as long as the call.
+  // fn(the message's root reader), on a reader of `b` (in place, or unpacked into the
+  // kept scratch when packed) that lives as long as the call.
   template <typename Fn>
-  static uint64_t withRoot(Bytes b, Fn&& fn) {
+  uint64_t withRoot(Bytes b, Fn&& fn) {
+    if (v_.packed) {
+      kj::ArrayInputStream in(kj::arrayPtr(b.data, b.size));
+      capnp::PackedMessageReader reader(in, readerOptions(), unpacked_.asPtr());
+      size_t words = 0;  // read every segment (they are read lazily) before the check below
+      for (uint i = 0;; ++i) {
+        kj::ArrayPtr<const word> s = static_cast<capnp::MessageReader&>(reader).getSegment(i);
+        if (s == nullptr) break;
+        words += s.size();
+      }
+      if (in.tryGetReadBuffer().size() != 0) fail("capnp: bytes after the packed message");
+      return withRootOf(reader, words, fn);
+    }
     if (b.size % sizeof(word) != 0) fail("capnp: the message is not a whole number of words");
     capnp::FlatArrayMessageReader reader(
         kj::arrayPtr(reinterpret_cast<const word*>(b.data), b.size / sizeof(word)),
         readerOptions());
+    return withRootOf(reader, b.size / sizeof(word), fn);
+  }
+
+  template <typename Fn>
+  static uint64_t withRootOf(capnp::MessageReader& reader, size_t words, Fn&& fn) {
     auto root = reader.getRoot<Root>();
     if constexpr (kBatch) {
       // A zero-sized element costs no bytes: without this a tiny message could make
       // deserialize build millions of records.
-      size_t logs = root.getLogs().size(), words = b.size / sizeof(word);
+      size_t logs = root.getLogs().size();
       if (logs > words) {
         fail("capnp: corrupt message: a list of " + std::to_string(logs) +
              " logs in a message of " + std::to_string(words) + " words");
@@ -224,6 +255,7 @@ class Capnp {
   word* scratch_ = nullptr;
   std::optional<capnp::MallocMessageBuilder> builder_;
   OutBuffer out_;
+  kj::Array<word> unpacked_;  // packed: where reads unpack the message
   Records owned_;
   std::vector<LogView> views_;
 };

@@ -31,11 +31,12 @@ namespace wb::codec {
 enum class Op { populate, serialize, deserialize, access };
 const char* opName(Op op);
 
-// The variant a cell measures: its parameters buffer, strings and validation.
+// The variant a cell measures: its parameters buffer, strings, validation and packing.
 struct Variant {
   bool reused = true;     // buffer reused (else fresh)
   bool borrowed = false;  // strings borrowed (else owned)
   bool checked = true;    // validation validated or lazy (else unchecked)
+  bool packed = false;    // packing packed: Cap'n Proto's packed encoding (else unpacked)
 };
 
 // Bytes a library reads or has written; valid as long as their owner.
@@ -129,13 +130,16 @@ struct CodecLib {
 
   bool has(Op op) const;
   bool serializes() const { return has(Op::serialize); }
+  // The values of --packing, the default first: packing is the Cap'n Proto format's, so
+  // every capnp library has both and every other format only its one encoding.
+  std::vector<std::string> packings() const;
 };
 
 const std::vector<std::string>& cases();
 const std::vector<CodecLib>& libs();
 const CodecLib* findLib(const std::string& name);
 Variant variantOf(const std::string& buffer, const std::string& strings,
-                  const std::string& validation);
+                  const std::string& validation, const std::string& packing = "unpacked");
 const Suite& suite();
 
 }  // namespace wb::codec

@@ -80,6 +80,11 @@ bool CodecLib::has(Op op) const {
   return false;
 }
 
+std::vector<std::string> CodecLib::packings() const {
+  if (format == "capnp") return {"unpacked", "packed"};
+  return {"unpacked"};
+}
+
 const CodecLib* findLib(const std::string& name) {
   for (const CodecLib& lib : libs()) {
     if (lib.name == name) return &lib;
@@ -88,8 +93,9 @@ const CodecLib* findLib(const std::string& name) {
 }
 
 Variant variantOf(const std::string& buffer, const std::string& strings,
-                  const std::string& validation) {
-  return {buffer == "reused", strings == "borrowed", validation != "unchecked"};
+                  const std::string& validation, const std::string& packing) {
+  return {buffer == "reused", strings == "borrowed", validation != "unchecked",
+          packing == "packed"};
 }
 
 int run(const Run& run);                                               // suite.cpp
@@ -129,12 +135,14 @@ Suite make() {
   s.cases = cases();
   s.params = {{"buffer", {"reused", "fresh"}},
               {"strings", {"owned", "borrowed"}},
-              {"validation", {"validated", "lazy", "unchecked"}}};
+              {"validation", {"validated", "lazy", "unchecked"}},
+              {"packing", {"unpacked", "packed"}}};
   for (const CodecLib& lib : libs()) {
     s.libs.push_back({lib.name,
                       {{"buffer", lib.buffers},
                        {"strings", lib.strings},
-                       {"validation", lib.validations}},
+                       {"validation", lib.validations},
+                       {"packing", lib.packings()}},
                       lib.versions});
   }
   s.fixtures = {"out-dir"};

@@ -21,7 +21,7 @@ namespace {
 
 // The operations a cell measures: the default cell all its library has; a variant only
 // those its one differing parameter governs (buffer: populate and serialize; strings:
-// deserialize; validation: deserialize and access).
+// deserialize; validation: deserialize and access; packing: all but populate).
 std::vector<Op> measured(const Run& run, const CodecLib& lib) {
   auto isDefault = [&](const char* param, const std::vector<std::string>& values) {
     return run.param(param) == values.front();
@@ -29,12 +29,14 @@ std::vector<Op> measured(const Run& run, const CodecLib& lib) {
   bool buffer = !isDefault("buffer", lib.buffers);
   bool strings = !isDefault("strings", lib.strings);
   bool validation = !isDefault("validation", lib.validations);
-  bool all = !buffer && !strings && !validation;
+  bool packing = !isDefault("packing", lib.packings());
+  bool all = !buffer && !strings && !validation && !packing;
   std::vector<Op> ops;
   for (Op op : lib.ops) {
-    bool governed = (op == Op::populate || op == Op::serialize) ? buffer
-                    : op == Op::deserialize                     ? strings || validation
-                                                                : validation;
+    bool governed = op == Op::populate      ? buffer
+                    : op == Op::serialize   ? buffer || packing
+                    : op == Op::deserialize ? strings || validation || packing
+                                            : validation || packing;
     if (all || governed) ops.push_back(op);
   }
   return ops;
@@ -72,8 +74,8 @@ void writeFile(const std::string& path, Bytes bytes) {
 int run(const Run& run) {
   const CodecLib& lib = *findLib(run.lib->name);
   const Case& c = findCase(run.kase);
-  auto cell = lib.make(
-      c, variantOf(run.param("buffer"), run.param("strings"), run.param("validation")));
+  auto cell = lib.make(c, variantOf(run.param("buffer"), run.param("strings"),
+                                    run.param("validation"), run.param("packing")));
   std::vector<Op> ops = measured(run, lib);
 
   std::vector<Metric> metrics;

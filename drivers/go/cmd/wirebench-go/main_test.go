@@ -410,7 +410,7 @@ var rpcCell = []string{"run", "--suite", "rpc", "--case", "eval", "--lib", "capn
 // codecCell is a codec cell of protobuf with the given --buffer, --strings, --validation.
 func codecCell(buffer, strs, validation string) []string {
 	return []string{"run", "--suite", "codec", "--case", "logs", "--lib", "protobuf", "--buffer", buffer,
-		"--strings", strs, "--validation", validation, "--iters", "1"}
+		"--strings", strs, "--validation", validation, "--packing", "unpacked", "--iters", "1"}
 }
 
 var codecDefault = codecCell("reused", "owned", "validated")
@@ -466,14 +466,17 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 			"unknown value for --strings: 'borrowed' for lib protobuf (one of: owned)"},
 		{codecCell("reused", "owned", "none"),
 			"unknown value for --validation: 'none' (one of: validated)"},
-		{codecDefault[:len(codecDefault)-4], "missing --validation (one of: validated)"},
+		{codecDefault[:len(codecDefault)-6], "missing --validation (one of: validated)"},
+		{codecDefault[:len(codecDefault)-4], "missing --packing (one of: unpacked)"},
+		{with(codecDefault[:len(codecDefault)-3], "packed", "--iters", "1"),
+			"unknown value for --packing: 'packed' for lib protobuf (one of: unpacked)"},
 		{[]string{"run", "--suite", "codec", "--case", "log", "--lib", "null", "--buffer", "fresh",
-			"--strings", "borrowed", "--validation", "lazy", "--iters", "1"},
+			"--strings", "borrowed", "--validation", "lazy", "--packing", "unpacked", "--iters", "1"},
 			"lib null varies one parameter at a time from its default (--buffer reused --strings owned " +
-				"--validation lazy); this cell varies buffer and strings"},
+				"--validation lazy --packing unpacked); this cell varies buffer and strings"},
 		{[]string{"run", "--suite", "codec", "--case", "carsales"}, "case 'carsales' is not in suite codec (one of: log, logs)"},
 		{with(codecDefault, "--mode", "bytes"),
-			"flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation)"},
+			"flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation, packing)"},
 		{with(codecDefault, "--input", "f"), "flag --input is a fixture that suite codec does not take"},
 		{with(codecDefault, "--role", "client"), "--role client is not possible in suite codec"},
 		{queueCell("single", "wbq", "seqcst", "mono", "on", "--rate", "1M"),

@@ -8,13 +8,18 @@
 // plain structs, strings copied (owned) or viewed in the input (borrowed: the Text
 // accessors' []byte views as strings); access folds the fields through the readers,
 // building nothing. Every read is bounds-checked when it happens (validation lazy), within
-// the driver's traversal and nesting limits (core/limits.go).
+// the driver's traversal and nesting limits (core/limits.go). packing packed: serialize
+// writes the packed framing (reused: a kept packed Encoder, capnp.NewPackedEncoder, into
+// the kept buffer; fresh: Message.MarshalPacked); deserialize and access unpack the input
+// into a kept buffer (packed.Unpack, which capnp.UnmarshalPacked calls with a new one) and
+// read the message there.
 package codec
 
 import (
 	"bytes"
 
 	capnp "capnproto.org/go/capnp/v3"
+	capnppacked "capnproto.org/go/capnp/v3/packed"
 
 	"wirebench/drivers/go/internal/codec/records"
 	"wirebench/drivers/go/internal/core"
@@ -27,23 +32,45 @@ const capnpArenaBytes = 1 << 20
 
 type capnpLib struct {
 	batch, fresh, borrowed bool
+	packed                 bool
 	msg                    *capnp.Message // the populated message
 	arena                  *capnp.SingleSegmentArena
 	empty                  capnp.SingleSegmentArena // the kept arena as new: its buffer, length 0
 	out                    bytes.Buffer
 	enc                    *capnp.Encoder // into out
+	unpacked               []byte         // packed: where reads unpack the input
 	decoded                []records.Log
 }
 
 func newCapnp(v Variant) Impl {
-	c := &capnpLib{batch: v.Batch, fresh: v.Fresh, borrowed: v.Borrowed}
+	c := &capnpLib{batch: v.Batch, fresh: v.Fresh, borrowed: v.Borrowed, packed: v.Packed}
 	if !v.Fresh {
 		c.arena = capnp.SingleSegment(make([]byte, 0, capnpArenaBytes)).(*capnp.SingleSegmentArena)
 		c.empty = *c.arena
 		c.msg = new(capnp.Message)
-		c.enc = capnp.NewEncoder(&c.out)
+		if v.Packed {
+			c.enc = capnp.NewPackedEncoder(&c.out)
+		} else {
+			c.enc = capnp.NewEncoder(&c.out)
+		}
+	}
+	if v.Packed {
+		c.unpacked = make([]byte, 0, capnpArenaBytes)
 	}
 	return c
+}
+
+// unmarshal reads the message in in: in place, or (packed) unpacked into the kept buffer.
+func (c *capnpLib) unmarshal(in []byte) (*capnp.Message, error) {
+	if !c.packed {
+		return capnp.Unmarshal(in)
+	}
+	b, err := capnppacked.Unpack(c.unpacked[:0], in)
+	if err != nil {
+		return nil, err
+	}
+	c.unpacked = b
+	return capnp.Unmarshal(b)
 }
 
 // message returns an empty message and its first segment.
@@ -141,6 +168,9 @@ func (c *capnpLib) Populate(recs []records.Log) error {
 }
 
 func (c *capnpLib) Serialize() ([]byte, error) {
+	if c.fresh && c.packed {
+		return c.msg.MarshalPacked()
+	}
 	if c.fresh {
 		return c.msg.Marshal()
 	}
@@ -215,7 +245,7 @@ func (c *capnpLib) record(m cc.Log, out *records.Log) error {
 }
 
 func (c *capnpLib) Deserialize(in []byte) (uint64, error) {
-	msg, err := capnp.Unmarshal(in)
+	msg, err := c.unmarshal(in)
 	if err != nil {
 		return 0, err
 	}
@@ -252,7 +282,7 @@ func capnpFold(m cc.Log) (uint64, error) {
 }
 
 func (c *capnpLib) Access(in []byte) (uint64, error) {
-	msg, err := capnp.Unmarshal(in)
+	msg, err := c.unmarshal(in)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	capnppacked "capnproto.org/go/capnp/v3/packed"
+
 	"wirebench/drivers/go/internal/codec/records"
 )
 
@@ -151,7 +153,7 @@ func TestCellsVaryOneParameterFromTheDefault(t *testing.T) {
 	n := 0
 	for i := range Libs {
 		l := &Libs[i]
-		n += len(l.Buffers) + len(l.Strings) + len(l.Validations) - 2
+		n += len(l.Buffers) + len(l.Strings) + len(l.Validations) + len(l.Packings()) - 3
 	}
 	if got := len(Suite.Cells()); got != n*len(records.Cases) {
 		t.Errorf("%d cells, want %d", got, n*len(records.Cases))
@@ -165,6 +167,7 @@ func TestCellsVaryOneParameterFromTheDefault(t *testing.T) {
 		{[]string{"buffer"}, []string{populate, serialize}},
 		{[]string{"strings"}, []string{deserialize}},
 		{[]string{"validation"}, []string{deserialize, access}},
+		{[]string{"packing"}, []string{serialize, deserialize, access}},
 	} {
 		if got := operations(null, c.varied); !slices.Equal(got, c.ops) {
 			t.Errorf("%v: %v, want %v", c.varied, got, c.ops)
@@ -173,5 +176,40 @@ func TestCellsVaryOneParameterFromTheDefault(t *testing.T) {
 	if got := operations(newProtobuf(Variant{}), nil); !slices.Equal(got, []string{populate, serialize,
 		deserialize}) {
 		t.Errorf("protobuf: %v", got)
+	}
+}
+
+// A packed capnp cell measures the same message as the default cell: its bytes are the
+// default cell's packed (go-capnp's own unpacking gives them back), fewer of them, and a
+// truncated packed encoding is an error.
+func TestCapnpPackedIsTheDefaultMessagePacked(t *testing.T) {
+	l := findLib("capnp")
+	for _, kase := range records.Cases {
+		plain, err := newCell(l.New(defaultVariant(l, kase)), records.Of(kase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := defaultVariant(l, kase)
+		v.Packed = true
+		c, err := newCell(l.New(v), records.Of(kase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unpacked, err := capnppacked.Unpack(nil, c.encoding)
+		if err != nil || !bytes.Equal(unpacked, plain.encoding) {
+			t.Errorf("%s: the packed encoding does not unpack to the default's (%v)", kase, err)
+		}
+		if len(c.encoding) >= len(plain.encoding) {
+			t.Errorf("%s: packed %d bytes, unpacked %d", kase, len(c.encoding), len(plain.encoding))
+		}
+		for _, n := range []int{len(c.encoding) - 1, len(c.encoding) / 2, 3} {
+			in := bytes.Clone(c.encoding[:n])
+			if _, err := c.impl.Deserialize(in); err == nil {
+				t.Errorf("%s: deserialize of %d of %d packed bytes gives no error", kase, n, len(c.encoding))
+			}
+			if _, err := c.impl.(Accessor).Access(in); err == nil {
+				t.Errorf("%s: access of %d of %d packed bytes gives no error", kase, n, len(c.encoding))
+			}
+		}
 	}
 }

@@ -50,6 +50,7 @@ type Variant struct {
 	Fresh      bool   // --buffer fresh
 	Borrowed   bool   // --strings borrowed
 	Validation string // --validation
+	Packed     bool   // --packing packed (Cap'n Proto's packed encoding)
 }
 
 // The parameters' values.
@@ -61,6 +62,8 @@ const (
 	validated = "validated"
 	lazy      = "lazy"
 	unchecked = "unchecked"
+	unpacked  = "unpacked"
+	packed    = "packed"
 )
 
 // Lib is one library of the codec suite.
@@ -105,6 +108,15 @@ var (
 	parsed          = []string{validated}
 )
 
+// Packings are the values of --packing l supports: packing is the Cap'n Proto format's, so
+// every capnp library has both and every other format only its one encoding.
+func (l *Lib) Packings() []string {
+	if l.Format == "capnp" {
+		return []string{unpacked, packed}
+	}
+	return []string{unpacked}
+}
+
 // findLib returns the library called name, or nil.
 func findLib(name string) *Lib {
 	for i := range Libs {
@@ -120,7 +132,8 @@ func coreLibs() []core.Lib {
 	libs := make([]core.Lib, len(Libs))
 	for i, l := range Libs {
 		libs[i] = core.Lib{Name: l.Name, Versions: l.Versions, Supports: map[string][]string{
-			"buffer": l.Buffers, "strings": l.Strings, "validation": l.Validations}}
+			"buffer": l.Buffers, "strings": l.Strings, "validation": l.Validations,
+			"packing": Libs[i].Packings()}}
 	}
 	return libs
 }

@@ -18,6 +18,7 @@ var params = []core.Param{
 	{Name: "buffer", Values: []string{reused, fresh}},
 	{Name: "strings", Values: []string{owned, borrowed}},
 	{Name: "validation", Values: []string{validated, lazy, unchecked}},
+	{Name: "packing", Values: []string{unpacked, packed}},
 }
 
 // Suite is the codec suite in the registry (internal/suite).
@@ -47,6 +48,7 @@ var governs = map[string][]string{
 	"buffer":     {populate, serialize},
 	"strings":    {deserialize},
 	"validation": {deserialize, access},
+	"packing":    {serialize, deserialize, access},
 }
 
 // varied are the parameters in which p differs from l's default cell (the first value l
@@ -89,7 +91,8 @@ func prepare(r *core.Run) error {
 // variant is what a cell asks of its library.
 func variant(kase string, p core.Params) Variant {
 	return Variant{Batch: kase == "logs", Fresh: p.Get("buffer") == fresh,
-		Borrowed: p.Get("strings") == borrowed, Validation: p.Get("validation")}
+		Borrowed: p.Get("strings") == borrowed, Validation: p.Get("validation"),
+		Packed: p.Get("packing") == packed}
 }
 
 // operations are the operations impl has (access only with a view), of those a cell

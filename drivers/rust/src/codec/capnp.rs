@@ -7,9 +7,12 @@
 //! bounds-checked at each read (`lazy`): deserialize builds the plain struct (owned, or
 //! borrowed `&str` into the input), access folds through the reader. capnp-rust has no
 //! public unchecked reader for a message's bytes, so there is no `unchecked` cell.
+//! `packed`: serialize writes the packed framing (`serialize_packed::write_message`);
+//! deserialize and access unpack into a kept 128 Ki-word buffer
+//! (`serialize_packed::read_message_no_alloc`, as rpc's reuse reads) and read from there.
 
 use capnp::message::{self, HeapAllocator, ScratchSpaceHeapAllocator};
-use capnp::{serialize, Word};
+use capnp::{serialize, serialize_packed, Word};
 
 use super::records::{Case, Fold, Http, HttpRef, Log, LogRef, Origin, OriginRef};
 use super::{Codec, Variant};
@@ -30,6 +33,8 @@ pub struct Capnp {
     v: Variant,
     builder: Builder,
     out: Vec<u8>,
+    /// `packed`: where deserialize and access unpack the message (empty otherwise).
+    unpacked: Vec<Word>,
 }
 
 fn build(mut b: log::Builder<'_>, r: &Log) -> Res<()> {
@@ -79,41 +84,81 @@ fn populate_in<A: message::Allocator>(m: &mut message::Builder<A>, case: &Case) 
     Ok(())
 }
 
-/// The message in the stream framing: into `out`, cleared (`reused`), or a new `Vec`.
+/// The message in the stream framing, or packed: into `out`, cleared (`reused`), or a
+/// new `Vec`.
 fn write<A: message::Allocator>(
     m: &message::Builder<A>,
     reused: bool,
+    packed: bool,
     out: &mut Vec<u8>,
 ) -> Res<()> {
-    if reused {
-        out.clear();
-        serialize::write_message(&mut *out, m)?;
-    } else {
-        *out = serialize::write_message_to_words(m);
+    match (reused, packed) {
+        (true, false) => {
+            out.clear();
+            serialize::write_message(&mut *out, m)?;
+        }
+        (false, false) => *out = serialize::write_message_to_words(m),
+        (true, true) => {
+            out.clear();
+            serialize_packed::write_message(&mut *out, m)?;
+        }
+        (false, true) => {
+            // Room for the unpacked size, which packing rarely exceeds.
+            let words = serialize::compute_serialized_size_in_words(m);
+            let mut v = Vec::with_capacity(words * 8);
+            serialize_packed::write_message(&mut v, m)?;
+            *out = v;
+        }
     }
     Ok(())
 }
 
 impl Builder {
-    fn write(&self, reused: bool, out: &mut Vec<u8>) -> Res<()> {
+    fn write(&self, reused: bool, packed: bool, out: &mut Vec<u8>) -> Res<()> {
         match self {
-            Builder::Reused(m) => write(m.as_ref().expect("a builder"), reused, out),
-            Builder::Fresh(m) => write(m, reused, out),
+            Builder::Reused(m) => write(m.as_ref().expect("a builder"), reused, packed, out),
+            Builder::Fresh(m) => write(m, reused, packed, out),
         }
     }
 }
 
-/// Calls `f` with each record of the message in `bytes`.
+/// Calls `f` with each record of the message in `bytes`: read in place, or, given where
+/// to unpack it (`packed`), unpacked there first.
 #[inline(always)]
-fn each(case: &Case, bytes: &[u8], mut f: impl FnMut(log::Reader<'_>) -> Res<()>) -> Res<()> {
+fn each(
+    case: &Case,
+    bytes: &[u8],
+    unpack_into: Option<&mut [Word]>,
+    mut f: impl FnMut(log::Reader<'_>) -> Res<()>,
+) -> Res<()> {
     let mut rest = bytes;
-    let m = serialize::read_message_from_flat_slice_no_alloc(&mut rest, limits::CAPNP_OPTIONS)?;
+    let opts = limits::CAPNP_OPTIONS;
+    match unpack_into {
+        None => {
+            let m = serialize::read_message_from_flat_slice_no_alloc(&mut rest, opts)?;
+            records_of(case, &m, &mut f)?;
+        }
+        Some(words) => {
+            let buf = Word::words_to_bytes_mut(words);
+            let m = serialize_packed::read_message_no_alloc(&mut rest, buf, opts)?;
+            records_of(case, &m, &mut f)?;
+        }
+    }
     if !rest.is_empty() {
         return Err(Failure(format!(
             "Cap'n Proto: {} bytes after the message",
             rest.len()
         )));
     }
+    Ok(())
+}
+
+#[inline(always)]
+fn records_of<S: message::ReaderSegments>(
+    case: &Case,
+    m: &message::Reader<S>,
+    f: &mut impl FnMut(log::Reader<'_>) -> Res<()>,
+) -> Res<()> {
     if case.batch {
         for l in m.get_root::<logs::Reader>()?.get_logs()? {
             f(l)?;
@@ -195,6 +240,13 @@ fn owned(l: log::Reader<'_>) -> Res<Log> {
     })
 }
 
+impl Capnp {
+    /// Where a packed cell unpacks what it reads; None: it reads the bytes in place.
+    fn unpack_into(&mut self) -> Option<&mut [Word]> {
+        self.v.packed.then_some(&mut self.unpacked[..])
+    }
+}
+
 impl Codec for Capnp {
     fn new(v: Variant) -> Self {
         let builder = if v.reused {
@@ -210,6 +262,11 @@ impl Codec for Capnp {
             v,
             builder,
             out: Vec::new(),
+            unpacked: if v.packed {
+                Word::allocate_zeroed_vec(SCRATCH_WORDS)
+            } else {
+                Vec::new()
+            },
         }
     }
     fn populate(&mut self, case: &Case) -> Res<()> {
@@ -227,19 +284,22 @@ impl Codec for Capnp {
         }
     }
     fn serialize(&mut self, _: &Case) -> Res<&[u8]> {
-        self.builder.write(self.v.reused, &mut self.out)?;
+        self.builder
+            .write(self.v.reused, self.v.packed, &mut self.out)?;
         Ok(&self.out)
     }
     fn deserialize(&mut self, case: &Case, bytes: &[u8]) -> Res<u64> {
         let mut sum = 0u64;
-        if self.v.borrowed {
-            each(case, bytes, |l| {
+        let borrowed_strings = self.v.borrowed;
+        let unpack_into = self.unpack_into();
+        if borrowed_strings {
+            each(case, bytes, unpack_into, |l| {
                 sum = sum.wrapping_add(borrowed(l)?.fold());
                 Ok(())
             })?;
         } else {
             let mut logs = Vec::new();
-            each(case, bytes, |l| {
+            each(case, bytes, unpack_into, |l| {
                 logs.push(owned(l)?);
                 Ok(())
             })?;
@@ -249,7 +309,7 @@ impl Codec for Capnp {
     }
     fn access(&mut self, case: &Case, bytes: &[u8]) -> Res<u64> {
         let mut f = Fold::default();
-        each(case, bytes, |l| {
+        each(case, bytes, self.unpack_into(), |l| {
             let h = l.get_http()?;
             let o = l.get_origin()?;
             f.int(l.get_timestamp() as u64);
@@ -281,10 +341,10 @@ impl Codec for Capnp {
     }
     fn populated(&self, case: &Case) -> Res<Vec<Log>> {
         let mut bytes = Vec::new();
-        self.builder.write(false, &mut bytes)?;
+        self.builder.write(false, false, &mut bytes)?;
         let aligned = super::Aligned::from(&bytes);
         let mut logs = Vec::new();
-        each(case, aligned.bytes(), |l| {
+        each(case, aligned.bytes(), None, |l| {
             logs.push(owned(l)?);
             Ok(())
         })?;
@@ -292,8 +352,9 @@ impl Codec for Capnp {
     }
     fn decode(&mut self, case: &Case, bytes: &[u8]) -> Res<Vec<Log>> {
         let mut logs = Vec::new();
-        each(case, bytes, |l| {
-            logs.push(if self.v.borrowed {
+        let borrowed_strings = self.v.borrowed;
+        each(case, bytes, self.unpack_into(), |l| {
+            logs.push(if borrowed_strings {
                 borrowed(l)?.to_log()
             } else {
                 owned(l)?

@@ -1,7 +1,7 @@
 //! Suite `codec` (docs/protocol.md): one log record and a batch of 1000, encoded by every
 //! library: populate, serialize, deserialize, access, size and allocations.
 //!
-//! - mod.rs (this file): the suite in the registry (cases, the three variant parameters,
+//! - mod.rs (this file): the suite in the registry (cases, the four variant parameters,
 //!   the rule that a cell differs from its library's first in at most one parameter) with
 //!   its library registry; `Codec`, the narrow interface a library implements; and what is
 //!   written once on top of it: the timed loops of the four operations, their checks, the
@@ -51,10 +51,12 @@ const REUSED: &[&str] = &["reused", "fresh"];
 const OWNED: &[&str] = &["owned"];
 const BOTH: &[&str] = &["owned", "borrowed"];
 const VALIDATED: &[&str] = &["validated"];
+/// `packing` is Cap'n Proto's; every other format has only its one encoding.
+const UNPACKED: &[&str] = &["unpacked"];
 
 /// The codec suite in the registry (src/registry.rs). `libs` is its library registry, in
 /// the order of `list`; each library's first value of every parameter is its default
-/// cell's (reused, owned, its safe validation).
+/// cell's (reused, owned, its safe validation, unpacked).
 pub static SUITE: Suite<Make> = Suite {
     name: "codec",
     cases: &["log", "logs"],
@@ -74,6 +76,11 @@ pub static SUITE: Suite<Make> = Suite {
             values: &["validated", "lazy", "unchecked"],
             cases: &[],
         },
+        Param {
+            name: "packing",
+            values: &["unpacked", "packed"],
+            cases: &[],
+        },
     ],
     libs: &[
         Lib {
@@ -82,6 +89,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("buffer", REUSED),
                 ("strings", BOTH),
                 ("validation", &["lazy"]),
+                ("packing", UNPACKED),
             ],
             versions: &[],
             make: Make {
@@ -92,7 +100,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "serde_json",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("serde_json", serde_json::VERSION)],
             make: Make {
                 format: "json",
@@ -102,7 +114,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "simd-json",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("simd-json", simd_json::VERSION)],
             make: Make {
                 format: "json",
@@ -112,7 +128,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "sonic-rs",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("sonic-rs", sonic_rs::VERSION)],
             make: Make {
                 format: "json",
@@ -122,7 +142,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "prost",
-            supports: &[("strings", OWNED), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("prost", crate::rpc::protobuf::VERSION)],
             make: Make {
                 format: "protobuf",
@@ -132,7 +156,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "capnp",
-            supports: &[("strings", BOTH), ("validation", &["lazy"])],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", &["lazy"]),
+                ("packing", &["unpacked", "packed"]),
+            ],
             versions: &[("capnp", crate::rpc::capnp::VERSION)],
             make: Make {
                 format: "capnp",
@@ -145,6 +173,7 @@ pub static SUITE: Suite<Make> = Suite {
             supports: &[
                 ("strings", BOTH),
                 ("validation", &["validated", "unchecked"]),
+                ("packing", UNPACKED),
             ],
             versions: &[("flatbuffers", flatbuffers::VERSION)],
             make: Make {
@@ -155,7 +184,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "rmp-serde",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("rmp-serde", rmp_serde::VERSION)],
             make: Make {
                 format: "msgpack",
@@ -165,7 +198,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "bincode",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("bincode", bincode::VERSION)],
             make: Make {
                 format: "bincode",
@@ -175,7 +212,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "bitcode",
-            supports: &[("strings", OWNED), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("bitcode", bitcode::VERSION)],
             make: Make {
                 format: "bitcode",
@@ -185,7 +226,11 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Lib {
             name: "postcard",
-            supports: &[("strings", BOTH), ("validation", VALIDATED)],
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
             versions: &[("postcard", postcard::VERSION)],
             make: Make {
                 format: "postcard",
@@ -198,6 +243,7 @@ pub static SUITE: Suite<Make> = Suite {
             supports: &[
                 ("strings", OWNED),
                 ("validation", &["validated", "unchecked"]),
+                ("packing", UNPACKED),
             ],
             versions: &[("rkyv", rkyv::VERSION)],
             make: Make {
@@ -221,21 +267,23 @@ fn param<'a>(params: &[(&str, &'a str)], name: &str) -> &'a str {
     params.iter().find(|(n, _)| *n == name).map_or("", |p| p.1)
 }
 
-/// A cell is its library's first (reused, owned, its one safe validation) or differs
-/// from it in exactly one parameter (docs/protocol.md, suite codec).
+/// A cell is its library's first (reused, owned, its one safe validation, unpacked) or
+/// differs from it in exactly one parameter (docs/protocol.md, suite codec).
 fn refuse(_case: &str, params: &[Pair]) -> Result<(), String> {
     let differing = [
         param(params, "buffer") != "reused",
         param(params, "strings") != "owned",
         param(params, "validation") == "unchecked",
+        param(params, "packing") != "unpacked",
     ];
     if differing.iter().filter(|d| **d).count() > 1 {
         return Err(format!(
-            "buffer {}, strings {} and validation {}: a codec cell differs from its \
-             library's first cell in at most one parameter",
+            "buffer {}, strings {}, validation {} and packing {}: a codec cell differs \
+             from its library's first cell in at most one parameter",
             param(params, "buffer"),
             param(params, "strings"),
-            param(params, "validation")
+            param(params, "validation"),
+            param(params, "packing")
         ));
     }
     Ok(())
@@ -272,6 +320,8 @@ pub struct Variant {
     /// `strings borrowed`: deserialized strings point into the input; else owned.
     pub borrowed: bool,
     pub validation: Validation,
+    /// `packing packed`: Cap'n Proto's packed encoding; else the format's own.
+    pub packed: bool,
 }
 
 impl Variant {
@@ -284,6 +334,7 @@ impl Variant {
                 "lazy" => Validation::Lazy,
                 _ => Validation::Unchecked,
             },
+            packed: run.param("packing") == "packed",
         }
     }
 
@@ -298,6 +349,7 @@ impl Variant {
                 "lazy" => Validation::Lazy,
                 _ => Validation::Unchecked,
             },
+            packed: value(3) == "packed",
         }
     }
 }
@@ -395,7 +447,7 @@ impl Op {
 
 /// The operations a cell measures: all of the library's in its first cell, else those
 /// the one differing parameter governs (buffer: populate and serialize; strings:
-/// deserialize; validation: deserialize and access).
+/// deserialize; validation: deserialize and access; packing: all but populate).
 pub fn ops(lib: &Lib<Make>, params: &[Pair]) -> Vec<Op> {
     let differing = SUITE
         .params
@@ -412,6 +464,10 @@ pub fn ops(lib: &Lib<Make>, params: &[Pair]) -> Vec<Op> {
                     | (Some("buffer"), Op::Populate | Op::Serialize)
                     | (Some("strings"), Op::Deserialize)
                     | (Some("validation"), Op::Deserialize | Op::Access)
+                    | (
+                        Some("packing"),
+                        Op::Serialize | Op::Deserialize | Op::Access
+                    )
             )
         })
         .collect()

@@ -51,6 +51,7 @@ fn every_cell_round_trips_both_cases() {
                     "lazy" => super::Validation::Lazy,
                     _ => super::Validation::Unchecked,
                 },
+                packed: super::param(&cell.params, "packing") == "packed",
             };
             let what = format!("{name} {} {:?}", cell.lib, cell.params);
             let c = (lib.make.cell)();
@@ -129,5 +130,40 @@ fn a_cell_differs_from_its_first_in_at_most_one_parameter() {
         }
         let variants: usize = SUITE.params.iter().map(|p| lib.values(p).len() - 1).sum();
         assert_eq!(mine.len(), 1 + variants, "{}", lib.name);
+    }
+}
+
+/// capnp's packed cell measures the same message as its first cell: its bytes are the
+/// first cell's packed (the library unpacks them to the same bytes), fewer of them, and a
+/// truncated packed encoding is an error of deserialize and access, never a panic.
+#[test]
+fn capnp_packed_is_the_first_cells_message_packed() {
+    let lib = SUITE.lib("capnp").unwrap();
+    let first = Variant::first(lib);
+    let packed = Variant {
+        packed: true,
+        ..first
+    };
+    for &name in SUITE.cases {
+        let case = Case::new(name);
+        let c = (lib.make.cell)();
+        let plain = c.encode(&case, first).unwrap();
+        let bytes = c.encode(&case, packed).unwrap();
+        assert!(bytes.len() < plain.len(), "{name}");
+        let m = ::capnp::serialize_packed::read_message(&bytes[..], Default::default()).unwrap();
+        let unpacked = ::capnp::serialize::write_message_segments_to_words(&m.into_segments());
+        assert!(
+            unpacked == plain,
+            "{name}: the packed bytes unpack to other bytes"
+        );
+        for cut in [1, bytes.len() / 2, bytes.len() - 1] {
+            let input = Aligned::from(&bytes[..cut]);
+            for op in [Op::Deserialize, Op::Access] {
+                assert!(
+                    c.fold(&case, packed, op, input.bytes()).is_err(),
+                    "{name} cut at {cut} {op:?}"
+                );
+            }
+        }
     }
 }

@@ -82,7 +82,7 @@ class CliTest {
 
   private static final String[] CODEC_CELL = {
     "--case", "logs", "--lib", "null", "--buffer", "reused", "--strings", "owned",
-    "--validation", "lazy", "--iters", "1"
+    "--validation", "lazy", "--packing", "unpacked", "--iters", "1"
   };
 
   private static String[] with(String[] cell, String... more) {
@@ -189,10 +189,15 @@ class CliTest {
         "--suite", "codec", "--case", "logs", "--lib", "capnp", "--buffer", "fresh",
         "--strings", "owned", "--validation", "unchecked", "--iters", "1");
     refused(
+        "unknown value for --packing: 'packed' for lib jackson (one of: unpacked)",
+        "--suite", "codec", "--case", "log", "--lib", "jackson", "--buffer", "reused",
+        "--strings", "owned", "--validation", "validated", "--packing", "packed", "--iters", "1");
+    refused(
         "unknown value for --case: 'carsales' for suite codec (one of: log, logs)",
         "--suite", "codec", "--case", "carsales", "--lib", "null", "--iters", "1");
     refused(
-        "flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation)",
+        "flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation,"
+            + " packing)",
         with(CODEC_CELL, "--suite", "codec", "--mode", "bytes"));
     refused(
         "--role server is not possible in suite codec (its cells are local)",

@@ -11,6 +11,7 @@ import org.capnproto.MessageBuilder;
 import org.capnproto.MessageReader;
 import org.capnproto.ReaderOptions;
 import org.capnproto.Serialize;
+import org.capnproto.SerializePacked;
 import org.capnproto.StructList;
 import org.capnproto.Text;
 import wirebench.capnp.LogCapnp;
@@ -26,7 +27,10 @@ import wirebench.capnp.LogsCapnp;
  * message's size. serialize writes the standard stream framing. deserialize reads the bytes
  * in place (Serialize.read of a ByteBuffer) and copies every field into the plain classes;
  * access folds through the reader, strings read in place. Reads are bounds-checked when they
- * happen (validation lazy).
+ * happen (validation lazy). packed: serialize writes the packed framing (SerializePacked.write
+ * into the same output buffer, sized for the worst case when fresh); deserialize and access
+ * read it with SerializePacked.read, which unpacks into segments it allocates (the runtime
+ * reads a packed stream into no buffer of the caller's).
  */
 final class CapnpCodec implements Codec<MessageBuilder> {
   private static final LogCapnp.ZonePlan[] ZONE_PLANS = LogCapnp.ZonePlan.values();
@@ -49,6 +53,7 @@ final class CapnpCodec implements Codec<MessageBuilder> {
 
   private final boolean batch;
   private final boolean reuse;
+  private final boolean packed;
   private final int segmentWords;
   private final ByteBuffer segment;
   private MessageBuilder built;
@@ -57,11 +62,22 @@ final class CapnpCodec implements Codec<MessageBuilder> {
   private Object last;
 
   CapnpCodec(String kase, boolean reuse) {
+    this(kase, reuse, false);
+  }
+
+  private CapnpCodec(String kase, boolean reuse, boolean packed) {
     this.batch = kase.equals("logs");
     this.reuse = reuse;
+    this.packed = packed;
     segmentWords = batch ? 128 * 1024 : 1024;
     segment = reuse ? words(segmentWords) : null;
-    out = reuse ? words(segmentWords + 1) : null;
+    // Packing writes at most a tag and a run count beside a word's 8 bytes.
+    out = reuse ? ByteBuffer.allocate((segmentWords + 1) * (packed ? 10 : 8)) : null;
+  }
+
+  /** The codec of the packed encoding (packing packed). */
+  static CapnpCodec packed(String kase, boolean reuse) {
+    return new CapnpCodec(kase, reuse, true);
   }
 
   private static ByteBuffer words(int n) {
@@ -123,10 +139,15 @@ final class CapnpCodec implements Codec<MessageBuilder> {
   @Override
   public int serializeOnce(MessageBuilder form) throws IOException {
     if (!reuse) {
-      out = ByteBuffer.allocate((int) Serialize.computeSerializedSizeInWords(form) * 8);
+      int words = (int) Serialize.computeSerializedSizeInWords(form);
+      out = ByteBuffer.allocate(words * (packed ? 10 : 8));
     }
     ArrayOutputStream o = new ArrayOutputStream(out); // writes through a duplicate of out
-    Serialize.write(o, form);
+    if (packed) {
+      SerializePacked.write(o, form);
+    } else {
+      Serialize.write(o, form);
+    }
     return size = o.buf.position();
   }
 
@@ -135,8 +156,60 @@ final class CapnpCodec implements Codec<MessageBuilder> {
     return Arrays.copyOf(out.array(), size);
   }
 
-  private static MessageReader read(byte[] in, int len) throws IOException {
-    return Serialize.read(ByteBuffer.wrap(in, 0, len), OPTIONS);
+  private MessageReader read(byte[] in, int len) throws IOException {
+    if (!packed) {
+      return Serialize.read(ByteBuffer.wrap(in, 0, len), OPTIONS);
+    }
+    PackedIn stream = new PackedIn(ByteBuffer.wrap(in, 0, len));
+    MessageReader m = SerializePacked.read(stream, OPTIONS);
+    if (stream.buf.hasRemaining()) {
+      throw new org.capnproto.DecodeException(
+          stream.buf.remaining() + " bytes after the packed message");
+    }
+    return m;
+  }
+
+  /**
+   * The bytes SerializePacked.read unpacks. Not the runtime's ArrayInputStream: at the end of
+   * its bytes that hands PackedInputStream (0.1.16) an empty buffer, which asks for another,
+   * forever, so a truncated packed message would hang the reader (found by this class's
+   * tests); this one throws instead.
+   */
+  private static final class PackedIn implements org.capnproto.BufferedInputStream {
+    final ByteBuffer buf;
+
+    PackedIn(ByteBuffer buf) {
+      this.buf = buf;
+    }
+
+    @Override
+    public ByteBuffer getReadBuffer() {
+      if (!buf.hasRemaining()) {
+        throw new org.capnproto.DecodeException("the packed message is truncated");
+      }
+      return buf;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) {
+      int n = Math.min(dst.remaining(), buf.remaining());
+      if (n == 0) {
+        return dst.hasRemaining() ? -1 : 0;
+      }
+      ByteBuffer part = buf.duplicate();
+      part.limit(buf.position() + n);
+      dst.put(part);
+      buf.position(buf.position() + n);
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
   }
 
   // ---- deserialize: a copy into the plain classes ----------------------------------------
@@ -177,7 +250,9 @@ final class CapnpCodec implements Codec<MessageBuilder> {
    * The batch's record count, refused if larger than the message's words: capnp-java charges a
    * list's words to the traversal limit, so a list of zero-sized structs (one pointer word)
    * could claim 2^29 records for nothing (2 GB allocated for a 1250-byte input, found by
-   * fuzzing; fuzz/README.md). Every honest record takes words of its own.
+   * fuzzing; fuzz/README.md). Every honest record takes words of its own, packed too (its
+   * pointers alone, none of them zero, pack to more than a word), so a packed message's length
+   * in words bounds it as well.
    */
   private static int elements(int n, long words) {
     if (n > words) {

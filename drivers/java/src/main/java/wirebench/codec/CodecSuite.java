@@ -39,6 +39,8 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
     final boolean access;
 
     final Factory factory;
+    /** Its packed encoding's Codec (packing packed: Cap'n Proto's), or null. */
+    final Factory packedFactory;
 
     CodecLib(
         String name,
@@ -48,14 +50,40 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
         boolean access,
         Map<String, String> versions,
         Factory factory) {
+      this(name, format, buffers, validation, access, versions, factory, null);
+    }
+
+    CodecLib(
+        String name,
+        String format,
+        List<String> buffers,
+        String validation,
+        boolean access,
+        Map<String, String> versions,
+        Factory factory,
+        Factory packedFactory) {
       // Java strings are always owned: no library offers borrowed.
       super(
           name,
-          Map.of("buffer", buffers, "strings", List.of("owned"), "validation", List.of(validation)),
+          Map.of(
+              "buffer",
+              buffers,
+              "strings",
+              List.of("owned"),
+              "validation",
+              List.of(validation),
+              "packing",
+              packedFactory == null ? List.of("unpacked") : List.of("unpacked", "packed")),
           versions);
       this.format = format;
       this.access = access;
       this.factory = factory;
+      this.packedFactory = packedFactory;
+    }
+
+    /** The Codec of a cell: `reuse` its buffer, `packed` its packing. */
+    Codec<?> make(String kase, boolean reuse, boolean packed) {
+      return (packed ? packedFactory : factory).make(kase, reuse);
     }
   }
 
@@ -96,7 +124,8 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "lazy",
               true,
               Map.of("capnp", Lib.mavenVersion("org.capnproto", "runtime")),
-              CapnpCodec::new),
+              CapnpCodec::new,
+              CapnpCodec::packed),
           new CodecLib(
               "flatbuffers",
               "flatbuffers",
@@ -134,7 +163,8 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
         List.of(
             new Param("buffer", BOTH),
             new Param("strings", List.of("owned", "borrowed")),
-            new Param("validation", List.of("validated", "lazy", "unchecked"))),
+            new Param("validation", List.of("validated", "lazy", "unchecked")),
+            new Param("packing", List.of("unpacked", "packed"))),
         LIBS,
         List.of("out-dir"));
   }
@@ -163,20 +193,22 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
 
   /**
    * The operations a cell measures: the first cell every one its library has, a further cell
-   * those its parameter governs.
+   * those its parameter governs (packing: all but populate).
    */
   public static List<String> ops(CodecLib lib, Map<String, String> params) {
     List<String> differ = SUITE.variants(lib, params);
     List<String> ops = new ArrayList<>();
     for (String op : OPS) {
       boolean has = !op.equals("access") || lib.access;
+      String p = differ.isEmpty() ? "" : differ.get(0);
       boolean governed =
           differ.isEmpty()
-              || (differ.get(0).equals("buffer")
-                  ? op.equals("populate") || op.equals("serialize")
-                  : differ.get(0).equals("strings")
-                      ? op.equals("deserialize")
-                      : op.equals("deserialize") || op.equals("access"));
+              || switch (p) {
+                case "buffer" -> op.equals("populate") || op.equals("serialize");
+                case "strings" -> op.equals("deserialize");
+                case "packing" -> !op.equals("populate");
+                default -> op.equals("deserialize") || op.equals("access");
+              };
       if (has && governed) {
         ops.add(op);
       }
@@ -343,7 +375,12 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
 
   @Override
   public void run(Run<CodecLib> run) throws Failure {
-    measure(run, run.lib.factory.make(run.kase, run.param("buffer").equals("reused")));
+    measure(
+        run,
+        run.lib.make(
+            run.kase,
+            run.param("buffer").equals("reused"),
+            run.param("packing").equals("packed")));
   }
 
   private static <N> void measure(Run<CodecLib> run, Codec<N> codec) throws Failure {

@@ -19,8 +19,9 @@ import wirebench.fuzz.Mutator;
  * input, after one selector byte, goes to the library's deserialize, as `golden check` feeds a
  * foreign golden file (Loops.deserialize), followed by the answer check `golden check` runs on
  * a success (Records.diff against the case's records); for the libraries with access (null,
- * capnp, flatbuffers) the selector may choose access instead (Loops.access). The selector:
- * byte % 2 the case (log, logs), (byte / 2) % 2 == 1 access.
+ * capnp, flatbuffers) the selector may choose access instead (Loops.access), and for a library
+ * with a packed encoding (capnp) its packed cell's decoder. The selector: byte % 2 the case
+ * (log, logs), (byte / 2) % 2 == 1 access, (byte / 4) % 2 == 1 packed.
  *
  * <p>A clean error is a {@link Failure}; any other throwable, or an allocation over {@link
  * Mutator#allocationBound}, is a finding.
@@ -38,8 +39,12 @@ class CodecFuzzTest {
     String kase = Records.CASES.get(sel % 2);
     CodecSuite.CodecLib l = CodecSuite.SUITE.lib(lib);
     boolean access = l.access && (sel / 2) % 2 == 1;
-    // One codec per (library, case), kept across inputs as the loops keep it across iterations.
-    Codec<?> codec = CODECS.computeIfAbsent(lib + " " + kase, k -> l.factory.make(kase, true));
+    boolean packed = l.packedFactory != null && (sel / 4) % 2 == 1;
+    // One codec per (library, case, packing), kept across inputs as the loops keep it across
+    // iterations.
+    Codec<?> codec =
+        CODECS.computeIfAbsent(
+            lib + " " + kase + (packed ? " packed" : ""), k -> l.make(kase, true, packed));
     byte[] in = Arrays.copyOfRange(data, 1, data.length);
     return Mutator.bounded(data, () -> decode(lib, codec, kase, access, in));
   }

@@ -140,6 +140,47 @@ class CodecTest {
       Map<String, String> fresh = new java.util.LinkedHashMap<>(first);
       fresh.put("buffer", "fresh");
       assertEquals(List.of("populate", "serialize"), CodecSuite.ops(lib, fresh), lib.name);
+      List<String> packings = lib.values(CodecSuite.SUITE.param("packing"));
+      assertEquals(lib.format.equals("capnp") ? 2 : 1, packings.size(), lib.name);
+      if (packings.size() > 1) {
+        Map<String, String> packed = new java.util.LinkedHashMap<>(first);
+        packed.put("packing", "packed");
+        assertEquals(
+            List.of("serialize", "deserialize", "access"), CodecSuite.ops(lib, packed), lib.name);
+      }
+    }
+  }
+
+  /**
+   * capnp packed, both cases and buffer modes: the operations pass their checks, the bytes are
+   * the unpacked cell's message packed (the runtime unpacks them to the same bytes), fewer of
+   * them, and a truncated packed encoding is an error.
+   */
+  @Test
+  void capnpPackedIsTheUnpackedMessagePacked() throws Exception {
+    CodecSuite.CodecLib lib = CodecSuite.SUITE.lib("capnp");
+    for (String kase : Records.CASES) {
+      for (boolean reuse : new boolean[] {true, false}) {
+        String what = "capnp packed " + kase + (reuse ? " reused" : " fresh");
+        Codec<?> codec = lib.make(kase, reuse, true);
+        CodecSuite.Reference<?> ref = new CodecSuite.Reference<>(lib.name, codec, kase);
+        checkOps(lib, ref, what);
+        byte[] plain =
+            new CodecSuite.Reference<>(lib.name, lib.make(kase, reuse, false), kase).encoding;
+        org.capnproto.MessageReader m =
+            org.capnproto.SerializePacked.read(
+                new org.capnproto.ArrayInputStream(java.nio.ByteBuffer.wrap(ref.encoding)));
+        java.io.ByteArrayOutputStream unpacked = new java.io.ByteArrayOutputStream();
+        org.capnproto.Serialize.write(java.nio.channels.Channels.newChannel(unpacked), m);
+        assertArrayEquals(plain, unpacked.toByteArray(), what);
+        assertTrue(ref.encoding.length < plain.length, what);
+        for (int cut : new int[] {1, 7, ref.encoding.length / 2}) {
+          byte[] part = Arrays.copyOf(ref.encoding, ref.encoding.length - cut);
+          assertThrows(
+              wirebench.Failure.class, () -> Loops.deserialize(codec, lib.name, part, 1), what);
+          assertThrows(wirebench.Failure.class, () -> Loops.access(codec, lib.name, part, 1), what);
+        }
+      }
     }
   }
 }
