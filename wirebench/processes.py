@@ -43,8 +43,16 @@ POLL_S = 0.05  # how often the watcher looks at the clock and the output files
 # heap history (docs/fidelity.md, C1). Fixed here at what glibc's own dynamic thresholds
 # settle at after a first large free (an mmap threshold of 32 MiB, its maximum on 64-bit,
 # and trimming at twice that): every process starts where a warmed-up one would be.
+# And glibc 2.36's memcpy copies blocks of a few KiB and more with `rep movsb`, which on
+# this machine's AMD cores runs about 15 times slower when the destination lies 1-15 bytes
+# past the source modulo 4 KiB: Cap'n Proto's serialize of the codec batch into a reused
+# buffer (an 8-byte segment table, then the segment) took 126-519 us instead of 9-20 in
+# the processes whose two buffers happened to line up so (docs/methodology.md, "The
+# codec suite"). The threshold at its maximum keeps memcpy on its vector loop, which has
+# no such case: what a copy costs no longer depends on where the allocator put it.
 DRIVER_ENV = {
     "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864"
+    ":glibc.cpu.x86_rep_movsb_threshold=4294967295"
 }
 # Seeded address placement (`--address-seeds`, docs/methodology.md "Address placement"):
 # the process runs with the kernel's randomisation off (personality(2), as `setarch -R`),
