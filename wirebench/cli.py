@@ -20,7 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import compare, drivers, export, html, matrix, orchestrate, report, suites
+from . import compare, drivers, export, html, matrix, orchestrate, publish, report, suites
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import (
@@ -295,6 +295,13 @@ def _filter_options(f):
     "randomisation off and its stack moved by seed r mod P (docs/methodology.md, "
     '"Address placement"). 0: randomised by the kernel.',
 )
+@click.option(
+    "--claims",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Only the cells the claims of FILE compare (docs/claims.toml: the seeds' claims); "
+    "with --headline, those and the headline cells.",
+)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -322,6 +329,7 @@ def run(
     budget,
     layouts,
     address_seeds,
+    claims,
     resume,
     show_report,
     as_json,
@@ -344,6 +352,7 @@ def run(
             or budget
             or layouts is not None
             or address_seeds
+            or claims
         )
         if any(v for v in filters.values()) or asked:
             _fail("--resume finishes a run as it was planned; it takes no filters or counts")
@@ -376,6 +385,7 @@ def run(
             budget=budget,
             layouts=layouts,
             address_seeds=address_seeds,
+            claims=claims,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -722,6 +732,49 @@ def export_cmd(run_id, fmt, output, db) -> None:
         console.print(f"run {run_id} exported as {fmt} to {output}", highlight=False)
     else:
         click.echo(text, nl=False)
+
+
+@main.command("publish")
+@click.argument("run_id", metavar="RUN", type=int)
+@click.option(
+    "--as",
+    "name",
+    required=True,
+    help="The name docs/results.md.j2 calls the run by (docs/data/NAME.json.gz).",
+)
+@_db_option
+def publish_cmd(run_id, name, db) -> None:
+    """Archives a complete run in docs/data/ for the documents made from it (then run
+    `wirebench results`): its cells, processes and metrics, uid, revision and command."""
+    store = _open_store(db, must_exist=True)
+    try:
+        path, uid = publish.publish(store, run_id, name)
+    except publish.PublishError as e:
+        _fail(str(e))
+    console.print(f"run {run_id} ({uid}) published as {name}: {path}", highlight=False)
+
+
+@main.command("results")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Do not write: exit 1 if docs/results.md differs from what the data make.",
+)
+def results_cmd(check) -> None:
+    """Renders docs/results.md from the published runs (docs/data/), the seed claims
+    (docs/claims.toml) and the template docs/results.md.j2."""
+    try:
+        text = publish.render()
+    except publish.PublishError as e:
+        _fail(str(e))
+    current = publish.OUTPUT.read_text() if publish.OUTPUT.exists() else None
+    if check:
+        if current != text:
+            _fail(f"{publish.OUTPUT} is not what `wirebench results` makes from the data", 1)
+        console.print(f"{publish.OUTPUT} is what the data make", highlight=False)
+        return
+    publish.OUTPUT.write_text(text)
+    console.print(f"wrote {publish.OUTPUT}", highlight=False)
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ def _compared(ra: report.CellResult, rb: report.CellResult) -> list[str]:
 def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) -> Comparison:
     """Every cell the two sides share, judged; the cells of one side only, and the failed."""
     out = Comparison(a, b, threshold, alpha)
-    paired = a.run["id"] == b.run["id"]
+    paired = a.run["uid"] == b.run["uid"]  # one run (ids differ between stores)
     logs: dict[int, stats.LogRatio] = {}  # by row: the timed comparisons
     for key in sorted(a.results.keys() | b.results.keys(), key=lambda k: _order(a, b, k)):
         ra, rb = a.results.get(key), b.results.get(key)

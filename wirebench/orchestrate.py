@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from . import adaptive, drivers, env, instructions, matrix, report, runner, suites
+from . import adaptive, claims, drivers, env, instructions, matrix, report, runner, suites
 from .cells import Cell, Plan, PlanEntry
 from .profiles import PROFILES, Profile
 from .suites import signature
@@ -39,6 +40,7 @@ class Request:
     budget: float | None = None  # seconds the run may take with its added rounds
     layouts: int | None = None  # layout variants per native driver; None: DEFAULT_LAYOUTS
     address_seeds: int = 0  # seeded address placements (processes.py); 0: randomised
+    claims: Path | None = None  # only the cells these claims compare (claims.py)
 
 
 # Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
@@ -113,8 +115,17 @@ def plan(req: Request, names: list[str]) -> Plan:
         )
     except (matrix.MatrixError, drivers.DriverError) as e:
         raise RunError(str(e)) from None
-    if req.headline:
-        cells = headline(cells, listed)
+    if req.headline or req.claims:
+        chosen = headline(cells, listed) if req.headline else []
+        if req.claims:
+            try:
+                patterns = claims.cell_patterns(claims.load(req.claims))
+            except claims.ClaimError as e:
+                raise RunError(str(e)) from None
+            chosen += [
+                c for c in cells if c not in chosen and any(claims.matches(c, p) for p in patterns)
+            ]
+        cells = chosen
     if req.measure != "time" and shutil.which("valgrind") is None:
         raise RunError("--measure instructions needs valgrind: apt-get install -y valgrind")
     if req.measure == "instructions":

@@ -112,6 +112,9 @@ class Suite:
     # Whether valgrind may count the cells' instructions (a suite whose samples are
     # runs of a latency recorder, like queue, has no per-iteration count to give).
     countable: bool = True
+    # Parameters a cell's key leaves out when they take this value (codec's packing: the
+    # keys of cells from before it existed stay), so that a pattern can still name them.
+    implied: dict[str, str] = field(default_factory=dict)
 
     # -- the matrix ---------------------------------------------------------------------
     @property

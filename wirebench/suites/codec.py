@@ -115,14 +115,12 @@ class Codec(Suite):
         """The listed cell, without its packing when that is the implied `unpacked`."""
         if ctx.pairs:
             return []
-        params = dict(entry["params"])
-        if params.get(PACKING) == UNPACKED:
-            del params[PACKING]
+        params = {k: v for k, v in entry["params"].items() if self.implied.get(k) != v}
         return [(params, None)]
 
     def driver_params(self, params: dict[str, str]) -> dict[str, str]:
         """What the driver is told: the implied packing too (every codec driver takes it)."""
-        return {**super().driver_params(params), PACKING: params.get(PACKING, UNPACKED)}
+        return {**self.implied, **super().driver_params(params)}
 
     def check_result(self, task: Task, r: dict, metrics: dict[str, Metric]) -> None:
         lib, case = task.cell.lib, task.cell.case
@@ -580,6 +578,7 @@ SUITE = Codec(
     reading=READING,
     compared=OPS,
     fixtures=("out_dir",),
+    implied={PACKING: UNPACKED},
     lib_order=tuple(lib for libs in FORMATS.values() for lib in libs),
     iters=ITERS,
 )

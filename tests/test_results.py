@@ -1,0 +1,151 @@
+"""docs/results.md is made from published runs and the seed claims, never by hand: the
+committed document is what the committed data make, an archived run reports as the
+stored one did, and every claim's verdict is computed."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wirebench import archive, claims, publish, report
+from wirebench.cells import Cell
+from wirebench.store import Store
+
+
+def test_the_committed_results_are_what_the_committed_data_make():
+    """Edit docs/results.md.j2 or docs/claims.toml, or publish a run, then run
+    `uv run wirebench results`: this fails until docs/results.md is regenerated."""
+    assert publish.render() == publish.OUTPUT.read_text()
+
+
+def test_every_claim_names_a_published_run_and_its_cells():
+    verdicts = publish.Published().claims()
+    assert {v.verdict for v in verdicts} <= set(claims.VERDICTS)
+    seeds = {v.claim.seed for v in verdicts}
+    assert seeds >= {"000", "001", "002", "003", "004"}  # every seed report is judged
+
+
+def test_an_archived_run_reports_as_the_stored_one(run, tmp_path):
+    r = run("run", "--lib", "good", "--mode", "object,bytes", "--iters", "3", "--repeat", "2")
+    assert r.exit_code == 0, r.output
+    store = Store(tmp_path / "w.db")
+    path = tmp_path / "data" / "x.json.gz"
+    uid = archive.write(store, 1, path)
+    assert archive.write(store, 1, tmp_path / "again.json.gz") == uid
+    assert path.read_bytes() == (tmp_path / "again.json.gz").read_bytes()  # deterministic
+    copy, run_id = archive.read(path)
+    assert copy.run(run_id)["uid"] == uid
+    assert report.markdown(report.build(copy, run_id)) == report.markdown(report.build(store, 1))
+
+
+def test_a_file_that_is_not_an_archive_is_refused_by_name(tmp_path):
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(archive.ArchiveError, match="bad.json.gz: not a wirebench run archive"):
+        archive.read(bad)
+
+
+def test_publishing_refuses_an_unfinished_run_and_a_bad_name(run, tmp_path):
+    assert run("run", "--lib", "good", "--iters", "3", "--repeat", "1").exit_code == 0
+    store = Store(tmp_path / "w.db")
+    with pytest.raises(publish.PublishError, match="letters, digits"):
+        publish.publish(store, 1, "../x", tmp_path)
+    store.db.execute("UPDATE runs SET status = 'interrupted'")
+    with pytest.raises(publish.PublishError, match="interrupted: publish a complete run"):
+        publish.publish(store, 1, "x", tmp_path)
+
+
+def test_run_claims_runs_exactly_the_cells_the_claims_compare(run, tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text(
+        """
+[[claim]]
+seed = "001"
+says = "objects beat bytes"
+run = "x"
+a = "rpc/carsales/fake/good mode=object compression=none reuse=reuse"
+b = "rpc/carsales/fake/good mode=pipe compression=none reuse=reuse placement=one-core"
+direction = "<"
+"""
+    )
+    r = run("run", "--claims", str(path), "--iters", "3", "--repeat", "2", "--no-limits")
+    assert r.exit_code == 0, r.output
+    data = json.loads(run("report", "--json").output)
+    assert sorted(c["params"]["mode"] for c in data["cells"]) == ["object", "pipe"]
+
+
+# -- verdicts, on cells whose process medians are known ----------------------------------
+
+
+# Each process's distance from its cell's time, by round: two patterns, so that ratios of
+# cells with different ones vary from round to round.
+WOBBLE = {"p": (-1, 1, 0, 1, -1, 0, 1, -1), "q": (1, 0, -1, -1, 1, 1, 0, -1)}
+
+
+def _cell(lang: str, ms: float, wobble: float, pattern: str, **params) -> report.CellResult:
+    rounds = {r: [ms * (1 + wobble * w)] for r, w in enumerate(WOBBLE[pattern])}
+    cell = Cell.make("rpc", "eval", lang, "capnp", {"mode": "bytes", "build": "stock", **params})
+    metrics = {"time": report.MetricData("time", "ns", "samples", 1, rounds)}
+    return report.CellResult(cell, "ok", None, 1, metrics, None, None)
+
+
+RESULTS = [
+    _cell("rust", 110.0, 0.01, "q"),
+    _cell("cpp", 100.0, 0.01, "p"),
+    _cell("go", 101, 0.05, "q"),
+]
+A, B = "rpc/eval/rust/capnp mode=bytes", "rpc/eval/cpp/capnp mode=bytes"
+
+
+@pytest.mark.parametrize(
+    ("kind", "verdict"),
+    [
+        ({"figure": 1.1}, claims.REPRODUCED),
+        ({"figure": 1.16}, claims.REPRODUCED),  # within the seed figure's band of 1.05
+        ({"figure": 1.0}, claims.CONTRADICTED),
+        ({"direction": ">"}, claims.REPRODUCED),
+        ({"direction": "<"}, claims.CONTRADICTED),
+    ],
+)
+def test_a_verdict_is_computed_from_the_interval(kind, verdict):
+    v = claims.judge(claims.Claim("001", "x", "r", a=A, b=B, **kind), RESULTS)
+    assert v.verdict == verdict
+    assert v.ours.startswith("1.10 [") and v.differs == "driver"
+
+
+def test_a_direction_whose_interval_holds_one_is_not_resolved():
+    c = claims.Claim("001", "x", "r", a="rpc/eval/go/capnp mode=bytes", b=B, direction="<")
+    assert claims.judge(c, RESULTS).verdict == claims.UNRESOLVED
+
+
+def test_an_unmeasurable_claim_says_why():
+    c = claims.Claim("003", "DMD", "r", unmeasurable="not in Debian")
+    assert claims.judge(c, []) == claims.Verdict(c, claims.UNMEASURABLE, "not in Debian")
+
+
+def test_a_pattern_must_name_exactly_one_cell():
+    with pytest.raises(claims.ClaimError, match="names 3 cells"):
+        claims.find(RESULTS * 3, "rpc/eval/cpp/capnp")
+    with pytest.raises(claims.ClaimError, match="names no cell"):
+        claims.find(RESULTS, "rpc/eval/java/capnp mode=bytes")
+
+
+def test_cells_of_two_build_profiles_are_never_set_side_by_side():
+    tuned = _cell("cpp", 90.0, 0.01, "p", build="tuned")
+    with pytest.raises(claims.ClaimError, match="different build profiles"):
+        claims.comparable(RESULTS[0].cell, tuned.cell)
+
+
+def test_a_claims_file_that_misstates_a_claim_is_refused(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[[claim]]\nseed = "001"\nsays = "x"\nrun = "r"\na = "rpc/eval/cpp/capnp"\n')
+    with pytest.raises(claims.ClaimError, match="needs `a` and one of figure"):
+        claims.load(path)
+    path.write_text('[[claim]]\nseed = "001"\nsays = "x"\nrun = "r"\nfigure = 1\nbogus = 2\n')
+    with pytest.raises(claims.ClaimError, match="unexpected keyword argument 'bogus'"):
+        claims.load(path)
+
+
+def test_the_results_template_refuses_a_run_that_is_not_published(tmp_path):
+    with pytest.raises(publish.PublishError, match="no published run 'nope'"):
+        publish.Published(tmp_path, Path("docs/claims.toml")).run("nope")

@@ -1,0 +1,159 @@
+"""docs/results.md, made by wirebench from published runs, never written by hand.
+
+`wirebench publish RUN --as NAME` archives a stored run as docs/data/NAME.json.gz
+(archive.py: its rows, uid, revision, host and command). `wirebench results` renders
+docs/results.md.j2 over those archives and the seed claims (docs/claims.toml, judged by
+claims.py); `--check` says whether the committed document is what the data make, as a
+test does on every change. The template's prose explains; every number in it comes from
+a function below, from one run, with its interval:
+
+- `run(name)`: the run's uid, revision, host, date, command and report header lines;
+- `tables(name, suite=..., title=...)`: the tables of the run's report, as Markdown;
+- `ratio(name, a, b, metric)`: a/b of two cells of the run (claims.find patterns),
+  paired by round, with its 95% interval; cells of different build profiles are refused;
+- `median(name, a, metric)`: one cell's median with its interval;
+- `claims()`: every seed claim with the figure that tests it and its verdict;
+- `compare(before, after)`: what changed between two published runs (`published(name)`:
+  whether a run of that name is there).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from . import archive, claims, compare, report
+from .drivers import ROOT
+
+DOCS = ROOT / "docs"
+DATA = DOCS / "data"
+CLAIMS = DOCS / "claims.toml"
+TEMPLATE = DOCS / "results.md.j2"
+OUTPUT = DOCS / "results.md"
+
+
+class PublishError(ValueError):
+    pass
+
+
+def publish(store, run_id: int, name: str, data: Path = DATA) -> tuple[Path, str]:
+    """Archives the run as data/NAME.json.gz, the one it replaces as NAME-before (the
+    results compare them); returns the file and the run's uid."""
+    if not name.replace("-", "").isalnum():
+        raise PublishError(f"a published run's name is letters, digits and '-', not {name!r}")
+    run = store.run(run_id)
+    if run is None:
+        raise PublishError(f"no run {run_id} in {store.name}")
+    if run["status"] != "complete":
+        raise PublishError(f"run {run_id} is {run['status']}: publish a complete run")
+    path = data / f"{name}.json.gz"
+    if path.exists() and not name.endswith("-before"):  # the document compares the two
+        path.replace(data / f"{name}-before.json.gz")
+    return path, archive.write(store, run_id, path)
+
+
+def _md_table(t: report.Table) -> str:
+    out = [f"**{t.title}**", "", "| " + " | ".join(t.headers) + " |"]
+    out.append("|" + "|".join("---" for _ in t.headers) + "|")
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
+    return "\n".join(out)
+
+
+class Published:
+    """The archives of data/ and the functions the template calls on them."""
+
+    def __init__(self, data: Path = DATA, claims_path: Path = CLAIMS):
+        self.data = data
+        self.claims_path = claims_path
+        self._stores: dict[str, tuple] = {}
+
+    def _open(self, name: str):
+        if name not in self._stores:
+            path = self.data / f"{name}.json.gz"
+            if not path.exists():
+                raise PublishError(f"no published run {name!r} ({path} does not exist)")
+            self._stores[name] = archive.read(path)
+        return self._stores[name]
+
+    @functools.cache  # noqa: B019 (one Published per rendering)
+    def report(self, name: str) -> report.Report:
+        store, run_id = self._open(name)
+        return report.build(store, run_id)
+
+    def results(self, name: str) -> list[report.CellResult]:
+        return self.report(name).results
+
+    def run(self, name: str) -> dict:
+        rep = self.report(name)
+        git = rep.provenance.get("git") or {}
+        return {
+            "name": name,
+            "uid": rep.run["uid"],
+            "revision": (git.get("revision") or "unknown")[:12]
+            + (" (dirty)" if git.get("dirty") else ""),
+            "host": rep.provenance.get("host"),
+            "started": rep.run["started"],
+            "finished": rep.run["finished"],
+            "command": rep.run["command"],
+            "header": report.header_lines(rep),
+        }
+
+    def published(self, name: str) -> bool:
+        return (self.data / f"{name}.json.gz").exists()
+
+    def tables(self, name: str, suite: str | None = None, title: str | None = None) -> str:
+        chosen = [
+            t
+            for t in self.report(name).tables
+            if (suite is None or t.suite == suite) and (title is None or t.title.startswith(title))
+        ]
+        if not chosen:
+            raise PublishError(f"run {name!r} has no table of suite={suite!r} title={title!r}")
+        return "\n\n".join(_md_table(t) for t in chosen)
+
+    def ratio(self, name: str, a: str, b: str, metric: str = "time") -> str:
+        ra, rb = claims.find(self.results(name), a), claims.find(self.results(name), b)
+        claims.comparable(ra.cell, rb.cell)
+        return report.ratio(ra.metric(metric), rb.metric(metric)).text()
+
+    def median(self, name: str, a: str, metric: str = "time") -> str:
+        r = claims.find(self.results(name), a)
+        m = r.metric(metric)
+        return report.fmt_summary(r.summary(metric), m.unit)
+
+    def claims(self) -> list[claims.Verdict]:
+        return [
+            claims.judge(c, self.results(c.run) if c.unmeasurable is None else [])
+            for c in claims.load(self.claims_path)
+        ]
+
+    def compare(self, before: str, after: str) -> str:
+        base, run = (compare.run_side(*self._open(n)) for n in (before, after))
+        return compare.markdown(compare.compare(base, run))
+
+
+def render(data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPLATE) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(template.parent),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # Markdown, not HTML
+    )
+    pub = Published(data, claims_path)
+    context = {
+        "run": pub.run,
+        "tables": pub.tables,
+        "ratio": pub.ratio,
+        "median": pub.median,
+        "claims": pub.claims,
+        "seed_figure": claims.seed_figure,
+        "compare": pub.compare,
+        "published": pub.published,
+        "VERDICTS": claims.VERDICTS,
+    }
+    try:
+        return env.get_template(template.name).render(**context)
+    except (claims.ClaimError, PublishError, archive.ArchiveError) as e:
+        raise PublishError(f"{template.name}: {e}") from None
