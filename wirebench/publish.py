@@ -78,7 +78,7 @@ class Published:
     @functools.cache  # noqa: B019 (one Published per rendering)
     def report(self, name: str) -> report.Report:
         store, run_id = self._open(name)
-        return report.build(store, run_id)
+        return report.build(store, run_id, attachments=False)
 
     def results(self, name: str) -> list[report.CellResult]:
         return self.report(name).results

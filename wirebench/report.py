@@ -870,9 +870,11 @@ def build(
     run_id: int,
     compare: tuple[str, str] | None = None,
     against: str | None = None,
+    attachments: bool = True,
 ) -> Report:
     """Everything a report shows. A run of several languages that include the baseline
-    gets the languages-against-baseline tables first (`against` picks another)."""
+    gets the languages-against-baseline tables first (`against` picks another).
+    `attachments=False`: the tables only, no charts or logs (docs/results.md shows none)."""
     run = store.run(run_id)
     provenance = json.loads(run["provenance"])
     everything = load(store, run_id)
@@ -910,19 +912,19 @@ def build(
                 tables.append(dataclasses.replace(t, title=title, suite=suite.name))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
             readings.append(suite.reading)
-    attachments: dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
 
     def processes(cell: Cell) -> list[tuple[int, dict]]:
         rows = store.processes(run_id, cell.key)
         return [(p["rep"], json.loads(p["result"])["client"]) for p in rows if p["status"] == "ok"]
 
     # Charts draw times: a run that only counted instructions has none to draw.
-    timed = [r for r in results if _timed(r)]
+    timed = [r for r in results if _timed(r)] if attachments else []
     for suite in suites.SUITES.values():
         mine = [r for r in timed if r.cell.suite == suite.name]
         if mine:
             context = {"all": timed, "base": against or BASELINE}
-            attachments.update(suite.attachments(mine, processes, context))
+            files.update(suite.attachments(mine, processes, context))
     jit = jit_table(store.results(run_id))
     if jit:
         tables.append(jit)
@@ -937,7 +939,7 @@ def build(
         noisy=noisy,
         errors=[r for r in everything if r.status == "error"],
         pending=[r for r in everything if r.status == "pending"],
-        attachments=attachments,
+        attachments=files,
     )
 
 

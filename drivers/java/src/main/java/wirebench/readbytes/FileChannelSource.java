@@ -11,11 +11,11 @@ import java.nio.file.StandardOpenOption;
  * allocated once), then ByteBuffer.get() per byte; refilled when it runs dry. (The JDK reads
  * into a temporary direct buffer and copies into the heap buffer: part of this strategy's cost.)
  */
-final class FileChannelSource implements ByteSource {
+class FileChannelSource implements ByteSource {
   static final int BUFFER = 64 << 10;
 
   private final Path file;
-  private final ByteBuffer buf = ByteBuffer.allocate(BUFFER);
+  final ByteBuffer buf = ByteBuffer.allocate(BUFFER);
   private FileChannel ch;
 
   FileChannelSource(Path file) {
@@ -23,7 +23,7 @@ final class FileChannelSource implements ByteSource {
   }
 
   @Override
-  public void open() throws IOException {
+  public final void open() throws IOException {
     ch = FileChannel.open(file, StandardOpenOption.READ);
     buf.clear().limit(0);
   }
@@ -37,7 +37,7 @@ final class FileChannelSource implements ByteSource {
   }
 
   /** Refills the buffer; false at the end of the file. Out of line: read() stays small. */
-  private boolean fill() throws IOException {
+  final boolean fill() throws IOException {
     buf.clear();
     int n;
     do {
@@ -52,7 +52,7 @@ final class FileChannelSource implements ByteSource {
   }
 
   @Override
-  public void close() throws IOException {
+  public final void close() throws IOException {
     ch.close();
     ch = null;
   }

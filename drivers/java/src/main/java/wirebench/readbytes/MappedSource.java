@@ -17,17 +17,17 @@ import java.nio.file.StandardOpenOption;
  * queue suite's Wbq does): left to the garbage collector, the mappings would pile up, and a cold
  * pass's posix_fadvise cannot drop pages that a mapping still holds.
  */
-final class MappedSource implements ByteSource {
+class MappedSource implements ByteSource {
   private final Path file;
   private FileChannel ch;
-  private MappedByteBuffer map;
+  MappedByteBuffer map;
 
   MappedSource(Path file) {
     this.file = file;
   }
 
   @Override
-  public void open() throws IOException {
+  public final void open() throws IOException {
     ch = FileChannel.open(file, StandardOpenOption.READ);
     map = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size());
   }
@@ -39,7 +39,7 @@ final class MappedSource implements ByteSource {
   }
 
   @Override
-  public void close() throws IOException {
+  public final void close() throws IOException {
     unmap(map);
     map = null;
     ch.close();
@@ -64,8 +64,8 @@ final class MappedSource implements ByteSource {
     }
   }
 
-  /** Unmaps `b` now; nothing may touch it afterwards. (MappedUnderflowSource's too.) */
-  static void unmap(MappedByteBuffer b) {
+  /** Unmaps `b` now; nothing may touch it afterwards. */
+  private static void unmap(MappedByteBuffer b) {
     try {
       INVOKE_CLEANER.invokeExact((ByteBuffer) b);
     } catch (Throwable e) {
