@@ -1,48 +1,51 @@
-// libFuzzer target: the codec suite's decoder of one library (WB_FUZZ_LIB), on the path
-// `golden check` takes for a foreign file (the library's default cell, CodecCell::decode:
-// deserialize into the plain records, then the records compared with the case's), and, for
-// libraries with a zero-copy view, that view's fold (CodecCell::accessOf) with the same
-// cell's validation. The first byte chooses the case (bit 0: log or logs) and the strings
-// (bit 1: the library's last strings variant, borrowed where it has one); the rest is the
-// encoding. Any Failure or library exception is a clean refusal; a crash, a sanitizer
-// report, a hang or memory beyond libFuzzer's limits is a bug.
+// The codec suite's fuzz code path: one library's decoder on the path `golden check` takes
+// for a foreign file (the library's default cell, CodecCell::decode: deserialize into the
+// plain records, then the records compared with the case's), and, for libraries with a
+// zero-copy view, that view's fold (CodecCell::accessOf) with the same cell's validation.
+// The first byte chooses the case (bit 0: log or logs) and the strings (bit 1: the
+// library's last strings variant, borrowed where it has one); the rest is the encoding. Any
+// Failure or library exception is a clean refusal; the result is whether decode refused.
 //
 // Not fuzzed, by design: flatbuffers' `unchecked` variant (no Verifier: undefined on bytes
-// it did not write). The driver only ever feeds it the bytes it serialized itself.
+// it did not write). A library's first validation is its checked one; the driver only ever
+// feeds `unchecked` the bytes it serialized itself.
 
-#include <cstddef>
-#include <cstdint>
+#include <array>
 #include <exception>
 #include <kj/exception.h>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "codec/codec.h"
 #include "common.h"
+#include "targets.h"
 
-#ifndef WB_FUZZ_LIB
-#error "WB_FUZZ_LIB names the codec library"
-#endif
+namespace wb::fuzz {
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+bool decodeCodec(const std::string& name, const uint8_t* data, size_t size) {
   using namespace wb::codec;
-  static const CodecLib* lib = findLib(WB_FUZZ_LIB);
-  static std::unique_ptr<CodecCell> cells[2][2];  // [logs][last strings variant]
-  if (lib == nullptr || size == 0) return 0;
+  // The cells, made once per library: [logs][last strings variant].
+  static std::map<std::string, std::array<std::array<std::unique_ptr<CodecCell>, 2>, 2>> cells;
+  const CodecLib* lib = findLib(name);
+  if (lib == nullptr) fail("no codec library " + name);
+  if (size == 0) return true;
 
   const bool batch = (data[0] & 1) != 0, lastStrings = (data[0] & 2) != 0;
   const Case& c = findCase(batch ? "logs" : "log");
-  std::unique_ptr<CodecCell>& cell = cells[batch][lastStrings];
+  std::unique_ptr<CodecCell>& cell = cells[name][batch][lastStrings];
   if (!cell) {
     cell = lib->make(c, variantOf(lib->buffers.front(),
                                   lastStrings ? lib->strings.back() : lib->strings.front(),
                                   lib->validations.front()));
   }
   const Bytes bytes{data + 1, size - 1};
+  bool refused = true;
   try {
     Records got = cell->decode(bytes);
     std::string d = difference(c.records, got);  // golden check's comparison
     (void)d;
+    refused = false;
   } catch (const wb::Failure&) {
   } catch (const kj::Exception&) {
   } catch (const std::exception&) {
@@ -55,5 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const std::exception&) {
     }
   }
-  return 0;
+  return refused;
 }
+
+}  // namespace wb::fuzz

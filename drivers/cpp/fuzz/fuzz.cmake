@@ -1,7 +1,7 @@
-# The fuzz targets (included by ../CMakeLists.txt when WIREBENCH_FUZZ is on; README.md).
-# One executable per target; each is a ctest test that fuzzes for a few seconds from its
-# committed corpus (corpus/<target>, read only: new inputs go to a scratch directory in the
-# build tree).
+# The fuzz build (included by ../CMakeLists.txt when WIREBENCH_FUZZ is on; README.md): one
+# libFuzzer executable for every target, `wirebench-fuzz --target=NAME`, and the seed writer
+# that lists the targets from the registries. The targets are not listed here: ctest asks
+# the seed writer for them (tests.cmake) and runs each briefly with run.sh.
 if(NOT "rpc" IN_LIST WB_SUITES OR NOT "codec" IN_LIST WB_SUITES)
   message(FATAL_ERROR "WIREBENCH_FUZZ needs the rpc and codec suites in WB_SUITES")
 endif()
@@ -9,37 +9,27 @@ enable_testing()
 set(WB_FUZZ_SECONDS 5 CACHE STRING "seconds each fuzz target runs in ctest")
 set(WB_FUZZ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 
-# target name, source, library name
-set(WB_FUZZ_TARGETS
-  "rpc_capnp\;rpc_server.cpp\;capnp"
-  "rpc_protobuf\;rpc_server.cpp\;protobuf"
-  "rpc_null\;rpc_server.cpp\;null"
-  "codec_null\;codec_decode.cpp\;null"
-  "codec_rapidjson\;codec_decode.cpp\;rapidjson"
-  "codec_simdjson\;codec_decode.cpp\;simdjson"
-  "codec_nlohmann_json\;codec_decode.cpp\;nlohmann-json"
-  "codec_protobuf\;codec_decode.cpp\;protobuf"
-  "codec_capnp\;codec_decode.cpp\;capnp"
-  "codec_flatbuffers\;codec_decode.cpp\;flatbuffers"
-  "codec_msgpack\;codec_decode.cpp\;msgpack-cxx")
+add_library(wirebench_fuzz_targets STATIC ${WB_FUZZ_DIR}/targets.cpp
+            ${WB_FUZZ_DIR}/codec_decode.cpp ${WB_FUZZ_DIR}/rpc_server.cpp)
+target_link_libraries(wirebench_fuzz_targets PUBLIC wirebench_core)
+target_compile_options(wirebench_fuzz_targets PRIVATE ${WARNINGS})
 
-foreach(entry IN LISTS WB_FUZZ_TARGETS)
-  list(GET entry 0 name)
-  list(GET entry 1 source)
-  list(GET entry 2 lib)
-  add_executable(fuzz_${name} ${WB_FUZZ_DIR}/${source})
-  target_link_libraries(fuzz_${name} PRIVATE wirebench_core)
-  target_compile_options(fuzz_${name} PRIVATE ${WARNINGS})
-  target_compile_definitions(fuzz_${name} PRIVATE WB_FUZZ_LIB="${lib}")
-  target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
-  add_test(NAME fuzz/${name}
-    COMMAND ${CMAKE_COMMAND} -DFUZZER=$<TARGET_FILE:fuzz_${name}>
-            -DCORPUS=${WB_FUZZ_DIR}/corpus/${name}
-            -DSCRATCH=${CMAKE_CURRENT_BINARY_DIR}/fuzz-scratch/${name}
-            -DSECONDS=${WB_FUZZ_SECONDS} -P ${WB_FUZZ_DIR}/run_fuzz.cmake)
-endforeach()
+add_executable(wirebench-fuzz ${WB_FUZZ_DIR}/fuzzer.cpp)
+target_link_libraries(wirebench-fuzz PRIVATE wirebench_fuzz_targets)
+target_compile_options(wirebench-fuzz PRIVATE ${WARNINGS})
+target_link_options(wirebench-fuzz PRIVATE -fsanitize=fuzzer)
 
-# The seed writer (seeds.cpp): `wirebench-fuzz-seeds DIR` remakes the seed inputs.
 add_executable(wirebench-fuzz-seeds ${WB_FUZZ_DIR}/seeds.cpp)
-target_link_libraries(wirebench-fuzz-seeds PRIVATE wirebench_core)
+target_link_libraries(wirebench-fuzz-seeds PRIVATE wirebench_fuzz_targets)
 target_compile_options(wirebench-fuzz-seeds PRIVATE ${WARNINGS})
+
+# One ctest test per target, `fuzz/<target>`, made when ctest runs (tests.cmake).
+set(WB_FUZZ_TESTS ${CMAKE_CURRENT_BINARY_DIR}/fuzz_tests.cmake)
+file(GENERATE OUTPUT ${WB_FUZZ_TESTS} CONTENT
+"set(SEEDS \"$<TARGET_FILE:wirebench-fuzz-seeds>\")
+set(RUN \"${WB_FUZZ_DIR}/run.sh\")
+set(BUILD \"${CMAKE_CURRENT_BINARY_DIR}\")
+set(SECONDS \"${WB_FUZZ_SECONDS}\")
+include(\"${WB_FUZZ_DIR}/tests.cmake\")
+")
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${WB_FUZZ_TESTS})

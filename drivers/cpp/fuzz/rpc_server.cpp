@@ -1,17 +1,16 @@
-// libFuzzer target: the rpc suite's server side of one library (WB_FUZZ_LIB), on the same
-// path `run --role server` takes (the library's factory, then RpcCell::serve on an input
-// fd and an output fd). The first byte chooses the cell: case (carsales, catrank, eval),
-// reuse, and for capnp the compression (none, packed); the rest is the stream the server
-// reads from its pipe, here a memfd, its responses going to /dev/null. A Failure or a
-// kj::Exception (a corrupt or truncated stream refused) is a clean end; a crash, a
-// sanitizer report, a hang or memory beyond libFuzzer's limits is a bug.
+// The rpc suite's fuzz code path: one library's server side, as `run --role server` takes
+// it (the library's factory, then RpcCell::serve on an input fd and an output fd). The first
+// byte chooses the cell: with n cases (carsales, catrank, eval), `% n` the case, `/n % 2`
+// reuse (0) or no-reuse, `/2n` the compression (capnp: none, packed); the rest is the
+// stream the server reads from its pipe, here a memfd, its responses going to /dev/null. A
+// Failure or a kj::Exception (a corrupt or truncated stream refused) is a clean end; the
+// result is whether the server refused the stream.
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstddef>
-#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <kj/exception.h>
@@ -19,10 +18,9 @@
 
 #include "common.h"
 #include "rpc/rpc.h"
+#include "targets.h"
 
-#ifndef WB_FUZZ_LIB
-#error "WB_FUZZ_LIB names the rpc library"
-#endif
+namespace wb::fuzz {
 
 namespace {
 
@@ -36,18 +34,19 @@ int openOrDie(int fd, const char* what) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const wb::rpc::RpcLib* lib = wb::rpc::findLib(WB_FUZZ_LIB);
+bool serveRpc(const std::string& name, const uint8_t* data, size_t size) {
   static const int in = openOrDie(memfd_create("wirebench-fuzz-in", 0), "memfd_create");
   static const int out = openOrDie(open("/dev/null", O_WRONLY), "/dev/null");
-  if (lib == nullptr || size == 0) return 0;
+  const rpc::RpcLib* lib = rpc::findLib(name);
+  if (lib == nullptr) fail("no rpc library " + name);
+  if (size == 0) return true;
 
-  static const char* const kCases[] = {"carsales", "catrank", "eval"};
+  const size_t n = rpc::cases().size();
   const uint8_t select = data[0];
-  const std::string kase = kCases[select % 3];
-  const bool reuse = (select / 3) % 2 == 0;
-  const bool packed = lib->compressions.size() > 1 && (select / 6) % 2 == 1;
-  const std::string compression = packed ? "packed" : lib->compressions.front();
+  const std::string& kase = rpc::cases()[select % n];
+  const bool reuse = (select / n) % 2 == 0;
+  const std::string& compression =
+      lib->compressions[(select / (2 * n)) % lib->compressions.size()];
 
   if (ftruncate(in, 0) != 0 || pwrite(in, data + 1, size - 1, 0) != ssize_t(size - 1) ||
       lseek(in, 0, SEEK_SET) != 0) {
@@ -55,13 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
   auto cell = lib->make(kase, compression, reuse);
-  if (!cell) return 0;
-  wb::rpc::ServerStats stats;
+  if (!cell) return true;
+  rpc::ServerStats stats;
   try {
     cell->serve(in, out, stats);
+    return false;
   } catch (const wb::Failure&) {
   } catch (const kj::Exception&) {
   } catch (const std::exception&) {
   }
-  return 0;
+  return true;
 }
+
+}  // namespace wb::fuzz

@@ -1,11 +1,13 @@
-// Writes the fuzz targets' seed inputs (drivers/cpp/fuzz/README.md), each a selector byte
-// then an encoding, into DIR/<target>/:
+// The fuzz targets' list and seed inputs (README.md), from the registries:
+//   wirebench-fuzz-seeds --targets       one line per target: NAME<TAB>SUITE<TAB>LIB
+//   wirebench-fuzz-seeds DIR [TARGET...] the seeds of every target (or those named) into
+//                                        DIR/<target>/, each a selector byte, then bytes:
 //  - rpc_<lib>: per case and compression, the first request of a fresh generator, the
 //    first message of testdata/golden/cpp/<case>.<lib>.<compression>.requests;
-//  - codec_<lib>: testdata/golden/cpp/log.<format> (written by the format's first library,
-//    as golden write does) and a `logs` message of the case's first 3 records (the golden
-//    logs files, 300-600 KB, are too large to mutate quickly).
-// Usage: wirebench-fuzz-seeds DIR
+//  - codec_<lib>: the `log` encoding of the format's first library that serializes (the
+//    golden file testdata/golden/cpp/log.<format>, as golden write does) and a `logs`
+//    message of the case's first 3 records (the golden logs files, 300-600 KB, are too
+//    large to mutate quickly); none where no library serializes the format.
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,11 +15,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "codec/codec.h"
 #include "rng.h"
 #include "rpc/rpc.h"
+#include "targets.h"
 
 namespace fs = std::filesystem;
 
@@ -43,6 +48,19 @@ std::string firstRequest(wb::rpc::RpcCell& cell) {
   return bytes;
 }
 
+// The selector bytes are rpc_server.cpp's: case, then reuse (0: reuse), then compression.
+void rpcSeeds(const wb::rpc::RpcLib& lib, const fs::path& dir) {
+  const std::vector<std::string>& kases = wb::rpc::cases();
+  for (size_t k = 0; k < kases.size(); ++k) {
+    for (size_t c = 0; c < lib.compressions.size(); ++c) {
+      auto cell = lib.make(kases[k], lib.compressions[c], /*reuse=*/true);
+      if (!cell) continue;
+      put(dir, kases[k] + "." + lib.compressions[c],
+          static_cast<uint8_t>(k + 2 * kases.size() * c), firstRequest(*cell));
+    }
+  }
+}
+
 std::string encoding(const wb::codec::CodecLib& writer, const wb::codec::Case& c) {
   auto cell = writer.make(c, wb::codec::variantOf(writer.buffers.front(),
                                                   writer.strings.front(),
@@ -51,44 +69,53 @@ std::string encoding(const wb::codec::CodecLib& writer, const wb::codec::Case& c
   return std::string(reinterpret_cast<const char*>(b.data), b.size);
 }
 
+// The selector bytes are codec_decode.cpp's: bit 0 the case (logs), bit 1 the strings.
+void codecSeeds(const wb::codec::CodecLib& lib, const fs::path& dir) {
+  using namespace wb::codec;
+  for (const CodecLib& writer : libs()) {
+    if (writer.format != lib.format || !writer.serializes()) continue;
+    const Case& logs = findCase("logs");
+    Case few{"logs", Records(logs.records.begin(), logs.records.begin() + 3), true, 0};
+    few.fold = fold(few.records);
+    put(dir, "log." + lib.format, 0, encoding(writer, findCase("log")));
+    put(dir, "logs3." + lib.format, 1, encoding(writer, few));
+    return;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: wirebench-fuzz-seeds DIR\n");
+  using wb::fuzz::Target;
+  if (argc == 2 && std::string(argv[1]) == "--targets") {
+    for (const Target& t : wb::fuzz::targets()) {
+      std::printf("%s\t%s\t%s\n", t.name.c_str(), t.suite.c_str(), t.lib.c_str());
+    }
+    return 0;
+  }
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: wirebench-fuzz-seeds --targets | DIR [TARGET...]\n");
     return 2;
   }
-  const fs::path root = argv[1];
-  const std::string kases[] = {"carsales", "catrank", "eval"};
-  for (const wb::rpc::RpcLib& lib : wb::rpc::libs()) {
-    for (size_t k = 0; k < 3; ++k) {
-      for (const std::string& compression : lib.compressions) {
-        auto cell = lib.make(kases[k], compression, /*reuse=*/true);
-        uint8_t select = static_cast<uint8_t>(k + 6 * (compression == "packed" ? 1 : 0));
-        put(root / ("rpc_" + lib.name), kases[k] + "." + compression, select,
-            firstRequest(*cell));
-      }
+  std::vector<const Target*> chosen;
+  for (int i = 2; i < argc; ++i) {
+    const Target* t = wb::fuzz::findTarget(argv[i]);
+    if (t == nullptr) {
+      std::fprintf(stderr, "wirebench-fuzz-seeds: unknown target %s\n", argv[i]);
+      return 2;
     }
+    chosen.push_back(t);
   }
-  using namespace wb::codec;
-  const Case& log = findCase("log");
-  const Case& logs = findCase("logs");
-  Case few{"logs", Records(logs.records.begin(), logs.records.begin() + 3), true, 0};
-  few.fold = fold(few.records);
-  for (const CodecLib& lib : libs()) {
-    if (!lib.has(Op::deserialize)) continue;
-    const CodecLib* writer = nullptr;
-    for (const CodecLib& w : libs()) {
-      if (w.format == lib.format && w.serializes()) {
-        writer = &w;
-        break;
-      }
+  if (chosen.empty()) {
+    for (const Target& t : wb::fuzz::targets()) chosen.push_back(&t);
+  }
+  const fs::path root = argv[1];
+  for (const Target* t : chosen) {
+    if (t->suite == "rpc") {
+      rpcSeeds(*wb::rpc::findLib(t->lib), root / t->name);
+    } else {
+      codecSeeds(*wb::codec::findLib(t->lib), root / t->name);
     }
-    if (writer == nullptr) continue;
-    std::string name = lib.name == "msgpack-cxx" ? "msgpack" : lib.name;
-    for (char& ch : name) ch = ch == '-' ? '_' : ch;
-    put(root / ("codec_" + name), "log." + lib.format, 0, encoding(*writer, log));
-    put(root / ("codec_" + name), "logs3." + lib.format, 1, encoding(*writer, few));
   }
   return 0;
 }

@@ -234,7 +234,9 @@ int list() {
   for (const Suite* s : suites()) {
     for (const Cell& c : s->cells()) {
       Json j;
-      j.str("suite", c.suite).str("case", c.kase).str("lib", c.lib).pairs("params", c.params);
+      j.str("suite", c.suite).str("case", c.kase).str("lib", c.lib);
+      if (!c.format.empty()) j.str("format", c.format);
+      j.pairs("params", c.params);
       out += j.text() + "\n";
     }
   }

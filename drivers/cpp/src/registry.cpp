@@ -72,7 +72,7 @@ std::vector<Cell> Suite::cells() const {
       std::function<void()> product = [&] {
         if (run.params.size() == applying.size()) {
           if (refuse == nullptr || refuse(run).empty()) {
-            cells.push_back({name, kase, lib.name, run.params});
+            cells.push_back({name, kase, lib.name, lib.format, run.params});
           }
           return;
         }

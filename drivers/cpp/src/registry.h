@@ -33,6 +33,9 @@ struct Lib {
   std::vector<Param> supports;
   // The extra provenance of this library's results: (key, version).
   Pairs versions;
+  // The encoding it writes, named as its golden files `<case>.<format>` (codec); "" in a
+  // suite without formats. `list` prints it after "lib".
+  std::string format{};
 
   // The values of `p` this library supports.
   const std::vector<std::string>& values(const Param& p) const;
@@ -62,6 +65,7 @@ struct Run {
 // One line of `list`.
 struct Cell {
   std::string suite, kase, lib;
+  std::string format;  // the library's, "" for none
   Pairs params;
 };
 

@@ -1,7 +1,7 @@
 // Tests of the C++ driver against the golden files in testdata/rpc/ and testdata/golden/cpp/
 // and against the protocol (docs/protocol.md, version 2): generator, first requests, check
 // digests, results and their metrics, server failures, client/server roles, golden messages,
-// the registry's `list` and usage errors.
+// the registry's `list`, usage errors, and the fuzz targets and their named regressions.
 
 #include <capnp/serialize-packed.h>
 #include <capnp/serialize.h>
@@ -30,6 +30,7 @@
 #include "rng.h"
 #include "codec/codec.h"
 #include "rpc/rpc.h"
+#include "../fuzz/targets.h"
 
 namespace {
 
@@ -825,8 +826,10 @@ std::vector<std::string> expectedList() {
               continue;
             }
           }
+          std::string format = lib.format.empty() ? "" : ", \"format\": \"" + lib.format + "\"";
           lines.push_back("{\"suite\": \"" + suite->name + "\", \"case\": \"" + kase +
-                          "\", \"lib\": \"" + lib.name + "\", \"params\": {" + params + "}}");
+                          "\", \"lib\": \"" + lib.name + "\"" + format + ", \"params\": {" +
+                          params + "}}");
         }
       }
     }
@@ -849,6 +852,11 @@ TEST(List, IsTheRegistrysCells) {
                   "\"no-reuse\"}}\n"));
   EXPECT_TRUE(has("{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", "
                   "\"params\": {\"block\": \"64MiB\"}}\n"));
+  // A codec line names its library's format, the rpc and limit lines have none.
+  EXPECT_TRUE(has("{\"suite\": \"codec\", \"case\": \"log\", \"lib\": \"msgpack-cxx\", "
+                  "\"format\": \"msgpack\", \"params\": {\"buffer\": \"reused\", "
+                  "\"strings\": \"owned\", \"validation\": \"validated\", "
+                  "\"packing\": \"unpacked\"}}\n"));
   EXPECT_FALSE(has("\"lib\": \"protobuf\", \"params\": {\"mode\": \"bytes\", "
                    "\"compression\": \"packed\""));
   EXPECT_FALSE(has("\"mode\": \"object\", \"compression\": \"packed\""));
@@ -1086,6 +1094,46 @@ TEST(Codec, ResultsHaveTheCellsOperationsAndTheEncoding) {
   EXPECT_EQ(unpacked(packed), readFile(kGolden + "/logs.capnp"));
   EXPECT_LT(packed.size(), readFile(kGolden + "/logs.capnp").size());
   fs::remove_all(dir);
+}
+
+// ---- fuzz targets (fuzz/README.md) ----------------------------------------------------
+
+// Every decoder the registries hold is a fuzz target: each rpc library's server side and
+// each codec library that deserializes.
+TEST(Fuzz, EveryDecoderIsATarget) {
+  auto targeted = [](const std::string& suite, const std::string& lib) {
+    for (const wb::fuzz::Target& t : wb::fuzz::targets()) {
+      if (t.suite == suite && t.lib == lib) return wb::fuzz::findTarget(t.name) == &t;
+    }
+    return false;
+  };
+  for (const wb::rpc::RpcLib& lib : wb::rpc::libs()) {
+    EXPECT_TRUE(targeted("rpc", lib.name)) << lib.name;
+  }
+  for (const wb::codec::CodecLib& lib : wb::codec::libs()) {
+    EXPECT_EQ(targeted("codec", lib.name), lib.has(wb::codec::Op::deserialize)) << lib.name;
+  }
+  ASSERT_NE(wb::fuzz::findTarget("codec_nlohmann_json"), nullptr);
+  EXPECT_EQ(wb::fuzz::findTarget("codec_nlohmann_json")->lib, "nlohmann-json");
+}
+
+// The named regressions, fuzz/regressions/<target>/<what>: inputs that once found a bug,
+// replayed through their target's code path and refused cleanly (the fuzz build replays
+// them under the sanitizers).
+TEST(Fuzz, RegressionsAreRefused) {
+  int files = 0;
+  for (const auto& dir : fs::directory_iterator(WB_FUZZ_REGRESSIONS)) {
+    const wb::fuzz::Target* target = wb::fuzz::findTarget(dir.path().filename());
+    ASSERT_NE(target, nullptr) << "regressions of no fuzz target: " << dir.path();
+    for (const auto& file : fs::directory_iterator(dir.path())) {
+      std::string input = readFile(file.path());
+      EXPECT_TRUE(wb::fuzz::fuzzOne(*target, reinterpret_cast<const uint8_t*>(input.data()),
+                                    input.size()))
+          << file.path();
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 2);
 }
 
 }  // namespace

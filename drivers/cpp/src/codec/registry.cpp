@@ -143,7 +143,8 @@ Suite make() {
                        {"strings", lib.strings},
                        {"validation", lib.validations},
                        {"packing", lib.packings()}},
-                      lib.versions});
+                      lib.versions,
+                      lib.format});
   }
   s.fixtures = {"out-dir"};
   s.refuse = &refuse;
