@@ -39,6 +39,7 @@ fn main() {
         );
     }
 
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = Command::new(rustc)
         .arg("--version")
@@ -51,30 +52,22 @@ fn main() {
         })
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=WB_RUSTC_VERSION={version}");
-    // Library versions from Cargo.lock (the resolved crates), for `info` and results.
+    // The locked version of every dependency of the driver (Cargo.lock), for `info` and
+    // results: a library's registration names its crates (src/registry.rs, `Lib::crates`).
     let lock = std::fs::read_to_string(manifest.join("Cargo.lock")).unwrap_or_default();
-    for krate in [
-        "capnp",
-        "prost",
-        "serde_json",
-        "simd-json",
-        "sonic-rs",
-        "flatbuffers",
-        "rmp-serde",
-        "bincode",
-        "bitcode",
-        "postcard",
-        "rkyv",
-        "hdrhistogram",
-        "memmap2",
-    ] {
-        let var = format!("WB_{}_VERSION", krate.replace('-', "_").to_uppercase());
-        println!("cargo:rustc-env={var}={}", locked_version(&lock, krate));
-    }
+    let package = std::env::var("CARGO_PKG_NAME").unwrap();
+    let table: String = locked_dependencies(&lock, &package)
+        .iter()
+        .map(|(name, version)| format!("    ({name:?}, {version:?}),\n"))
+        .collect();
+    std::fs::write(
+        out_dir.join("locked.rs"),
+        format!("pub const VERSIONS: &[(&str, &str)] = &[\n{table}];\n"),
+    )
+    .unwrap();
     println!("cargo:rerun-if-changed=Cargo.lock");
     // The Cargo profile's name (release, tuned): PROFILE says only "release" for every
     // profile that inherits from it, but OUT_DIR is <target>/<profile>/build/<pkg>/out.
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let profile = out_dir
         .ancestors()
         .nth(3)
@@ -120,17 +113,48 @@ fn flatbuffers(schemas: &std::path::Path) {
     }
 }
 
-/// The version of `krate` in Cargo.lock's `[[package]]` entries, or "unknown".
-fn locked_version(lock: &str, krate: &str) -> String {
-    let mut lines = lock.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == format!("name = \"{krate}\"") {
-            if let Some(v) = lines.next() {
-                if let Some(rest) = v.trim().strip_prefix("version = ") {
-                    return rest.trim_matches('"').to_string();
-                }
-            }
-        }
+/// Cargo.lock's `[[package]]` entries as (name, version, dependencies).
+fn lock_packages(lock: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut packages = Vec::new();
+    for entry in lock.split("[[package]]").skip(1) {
+        let field = |key: &str| {
+            entry
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(" = "))
+                .map_or(String::new(), |v| v.trim_matches('"').to_string())
+        };
+        let dependencies = match entry.split_once("dependencies = [") {
+            Some((_, rest)) => rest[..rest.find(']').unwrap_or(rest.len())]
+                .split(',')
+                .map(|d| d.trim().trim_matches('"').to_string())
+                .filter(|d| !d.is_empty())
+                .collect(),
+            None => Vec::new(),
+        };
+        packages.push((field("name"), field("version"), dependencies));
     }
-    "unknown".into()
+    packages
+}
+
+/// The dependencies of `package` in Cargo.lock, each with its locked version. A dependency
+/// is written "name", or "name version" where the lock holds several versions of it.
+fn locked_dependencies(lock: &str, package: &str) -> Vec<(String, String)> {
+    let packages = lock_packages(lock);
+    let Some((_, _, dependencies)) = packages.iter().find(|(name, _, _)| name == package) else {
+        return Vec::new();
+    };
+    dependencies
+        .iter()
+        .map(|d| match d.split_once(' ') {
+            // "name version" or "name version (source)"
+            Some((name, rest)) => (name.to_string(), rest.split(' ').next().unwrap().into()),
+            None => {
+                let version = packages
+                    .iter()
+                    .find(|(name, _, _)| name == d)
+                    .map_or("unknown".into(), |(_, v, _)| v.clone());
+                (d.clone(), version)
+            }
+        })
+        .collect()
 }

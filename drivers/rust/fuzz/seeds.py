@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Makes the seed inputs of the fuzz targets from the golden files (testdata/golden/*/):
-every rpc request stream split into single messages (the smallest two of each file), and
-every codec `log.<format>`, each behind the byte that picks the case (and variant) of
-the target (src/fuzz.rs). With --logs, also every `logs.<format>` (large: long runs
-only; the committed corpus is what `cargo fuzz cmin` keeps).
+"""Makes the seed inputs of the fuzz targets from the golden files (testdata/golden/*/)
+and the driver's registry (LIST: the output of `wirebench-rust list`): every rpc request
+stream of an rpc library split into single messages (the smallest two of each file), and
+every `log.<format>` of each codec library's format, each behind the byte that picks the
+case (and variant) of the target (src/fuzz.rs). With --logs, also every `logs.<format>`
+(large: long runs only).
 
-    fuzz/seeds.py OUT_DIR [--logs]     writes OUT_DIR/<target>/<sha1>
+    fuzz/seeds.py OUT_DIR LIST [--logs]     writes OUT_DIR/<suite>_<lib>/<sha1>
 """
 import hashlib
+import json
 import pathlib
 import struct
 import sys
@@ -15,13 +17,6 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "testdata" / "golden"
 RPC_CASES = ["carsales", "catrank", "eval"]
-CODEC = {  # target -> format of the golden files
-    "codec_null": "null", "codec_serde_json": "json", "codec_simd_json": "json",
-    "codec_sonic_rs": "json", "codec_prost": "protobuf", "codec_capnp": "capnp",
-    "codec_flatbuffers": "flatbuffers", "codec_rmp_serde": "msgpack",
-    "codec_bincode": "bincode", "codec_bitcode": "bitcode", "codec_postcard": "postcard",
-    "codec_rkyv": "rkyv",
-}
 
 
 def split_null(b):
@@ -95,6 +90,7 @@ def split_packed(b):
         yield b[start:i]
 
 
+# The framing of each rpc library's request streams; a library not here has no seeds.
 SPLIT = {"null.none": split_null, "protobuf.none": split_protobuf,
          "capnp.none": split_capnp, "capnp.packed": split_packed}
 
@@ -105,24 +101,34 @@ def put(out, target, data):
     (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
 
 
+def target(suite, lib):
+    return suite + "_" + lib.replace("-", "_")
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
-    logs = "--logs" in sys.argv[2:]
+    cells = [json.loads(line) for line in open(sys.argv[2])]
+    logs = "--logs" in sys.argv[3:]
+    rpc = {c["lib"] for c in cells if c["suite"] == "rpc"}
+    codec = {target("codec", c["lib"]): c["format"] for c in cells if c["suite"] == "codec"}
     for lang in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
         for f in sorted(lang.glob("*.requests")):
             case, lib, compression, _ = f.name.split(".")
-            messages = sorted(SPLIT[f"{lib}.{compression}"](f.read_bytes()), key=len)
+            split = SPLIT.get(f"{lib}.{compression}")
+            if lib not in rpc or split is None:
+                continue
+            messages = sorted(split(f.read_bytes()), key=len)
             for m in messages[:2]:
                 pick = RPC_CASES.index(case) + (6 if compression == "packed" else 0)
                 for reuse in (0, 3):  # reuse, no-reuse
-                    put(out, f"rpc_{lib}", bytes([pick + reuse]) + m)
-        for target, fmt in CODEC.items():
+                    put(out, target("rpc", lib), bytes([pick + reuse]) + m)
+        for name, fmt in codec.items():
             f = lang / f"log.{fmt}"
             if f.exists():
-                put(out, target, b"\x00" + f.read_bytes())
+                put(out, name, b"\x00" + f.read_bytes())
             f = lang / f"logs.{fmt}"
             if logs and f.exists():
-                put(out, target, b"\x01" + f.read_bytes())
+                put(out, name, b"\x01" + f.read_bytes())
 
 
 main()

@@ -3,14 +3,43 @@
 //! in-memory stream, and the codec decoders of `golden check` and of the timed
 //! deserialize and access. The first byte of an input picks the case (and variant); the
 //! rest is the stream or the encoding. Every error is a clean `Err`; a panic, a hang or an
-//! unbounded allocation is a bug.
+//! unbounded allocation is a bug. The two targets are generic over the library, which they
+//! find in the registry by name (`lib_from_env`), so every registered library is fuzzed.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+use crate::registry::AnySuite;
+
 use crate::codec::records::Case;
 use crate::codec::{self, Aligned, Op, Validation, Variant};
 use crate::rpc;
+
+/// The library of `suite` that a fuzz target fuzzes: its registry name in $WB_FUZZ_LIB,
+/// read once per process. Panics (at the first input) naming the suite's libraries if it
+/// is missing or not one of them.
+pub fn lib_from_env(suite: &str) -> &'static str {
+    static LIB: OnceLock<&'static str> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let suite: &dyn AnySuite = match suite {
+            "codec" => &codec::SUITE,
+            _ => &rpc::SUITE,
+        };
+        let names = suite.lib_names();
+        let wanted = std::env::var("WB_FUZZ_LIB").unwrap_or_default();
+        names
+            .iter()
+            .copied()
+            .find(|&n| n == wanted)
+            .unwrap_or_else(|| {
+                panic!(
+                    "WB_FUZZ_LIB='{wanted}': not a {} library (one of: {})",
+                    suite.name(),
+                    names.join(", ")
+                )
+            })
+    })
+}
 
 /// The rpc server of library `lib` (capnp, protobuf, null) on the stream `data[1..]`, the
 /// responses to a sink. `data[0]` picks the case (`% 3`: carsales, catrank, eval), reuse
@@ -111,8 +140,20 @@ pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    /// Every input a fuzz target once crashed on (fuzz/regressions/<target>/) now ends in
-    /// a clean result; a regression aborts or panics the test.
+    use crate::registry::AnySuite;
+
+    /// The library of a fuzz target's name (`codec_simd_json`: codec's `simd-json`), as
+    /// run.sh names them: suite, `_`, the library with `-` as `_`.
+    fn lib_of(suite: &dyn AnySuite, target: &str) -> Option<&'static str> {
+        let lib = target.strip_prefix(suite.name())?.strip_prefix('_')?;
+        suite
+            .lib_names()
+            .into_iter()
+            .find(|l| l.replace('-', "_") == lib)
+    }
+
+    /// Every input a fuzz target once crashed on (fuzz/regressions/<target>/<what it
+    /// found>) now ends in a clean result; a regression aborts or panics the test.
     #[test]
     fn fuzz_regressions() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/regressions");
@@ -122,17 +163,12 @@ mod tests {
             let name = target.file_name().into_string().unwrap();
             for input in std::fs::read_dir(target.path()).unwrap() {
                 let data = std::fs::read(input.unwrap().path()).unwrap();
-                if let Some(lib) = name.strip_prefix("rpc_") {
+                if let Some(lib) = lib_of(&crate::rpc::SUITE, &name) {
                     let _ = super::rpc_server(lib, &data);
                 } else {
-                    let lib = name.strip_prefix("codec_").unwrap();
-                    let known = |l: &str| crate::codec::SUITE.libs.iter().any(|x| x.name == l);
-                    let lib = if known(lib) {
-                        lib.to_string()
-                    } else {
-                        lib.replace('_', "-")
-                    };
-                    let _ = super::codec(&lib, &data);
+                    let lib = lib_of(&crate::codec::SUITE, &name)
+                        .unwrap_or_else(|| panic!("{name}: no registered library"));
+                    let _ = super::codec(lib, &data);
                 }
                 inputs += 1;
             }

@@ -1,9 +1,9 @@
 //! wirebench-rust: the Rust driver. Implements docs/protocol.md (commands info, list, run,
-//! golden) on the registry of suites (src/registry.rs). The command line knows no suite: it
-//! looks the suite up, validates the cell against the suite's registry entry (cases,
+//! golden, and a suite's own commands such as queue append|tail) on the registry of suites
+//! (src/registry.rs, the suites listed in src/suites.rs). The command line knows no suite:
+//! it looks the suite up, validates the cell against the suite's registry entry (cases,
 //! libraries, parameters and their legal values, fixtures) and hands the validated run to
-//! the suite (src/rpc, src/codec, src/limit, src/queue, src/readbytes). `queue append|tail
-//! DIR` drive the wbq queue itself (src/queue/command.rs).
+//! the suite (src/rpc, src/codec, src/limit, src/queue, src/readbytes).
 //!
 //! The driver is this library and a binary that only calls `main` (src/main.rs), so that
 //! the fuzz targets (fuzz/, cargo fuzz) can call the decoders through `fuzz`.
@@ -19,11 +19,18 @@ mod limits;
 mod queue;
 mod readbytes;
 mod registry;
+mod result;
 mod rng;
 mod rpc;
+mod suites;
 #[cfg(test)]
 mod tests;
 mod timing;
+
+// The locked version of each of the driver's dependencies (build.rs, from Cargo.lock).
+mod locked {
+    include!(concat!(env!("OUT_DIR"), "/locked.rs"));
+}
 
 // The code generated from ../../schemas by build.rs (the rpc suite's message types).
 #[allow(clippy::all, dead_code, unused_parens, unused_imports)]
@@ -80,7 +87,8 @@ use std::io::Write;
 
 use error::{usage, Error};
 use json::Json;
-use registry::{Lib, Role, Run, Suite, FIXTURES, SUITES};
+use registry::{AnySuite, Role, Run, FIXTURES};
+use suites::SUITES;
 
 const COMPILER: &str = env!("WB_RUSTC_VERSION");
 
@@ -99,7 +107,7 @@ fn is_param(name: &str) -> bool {
 }
 
 /// The flags of `run`, by name, and their order on the command line.
-pub struct Args {
+struct Args {
     flags: BTreeMap<String, String>,
     order: Vec<String>,
 }
@@ -211,51 +219,51 @@ fn one_of(
 
 /// Checks `run`'s flags against `suite`'s registry entry: fixtures and parameters of other
 /// suites, case, library, each parameter's value (as far as the library supports it),
-/// combinations the suite refuses, role, fds and counts. Returns the validated run and its
-/// library.
-pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F>), Error> {
-    for name in &args.order {
-        let name = name.as_str();
-        if FIXTURES.contains(&name) && !suite.fixtures.contains(&name) {
+/// combinations the suite refuses, role, fds and counts. Returns the validated run.
+fn validate(suite: &dyn AnySuite, args: &Args) -> Result<Run, Error> {
+    let (name, params) = (suite.name(), suite.params());
+    for flag in &args.order {
+        let flag = flag.as_str();
+        if FIXTURES.contains(&flag) && !suite.fixtures().contains(&flag) {
             return Err(usage(format!(
-                "flag --{name} is a fixture that suite {} does not take (its fixtures: {})",
-                suite.name,
-                or_none(suite.fixtures)
+                "flag --{flag} is a fixture that suite {name} does not take (its fixtures: {})",
+                or_none(suite.fixtures())
             )));
         }
-        if is_param(name) && !suite.params.iter().any(|p| p.name == name) {
-            let names: Vec<&str> = suite.params.iter().map(|p| p.name).collect();
+        if is_param(flag) && !params.iter().any(|p| p.name == flag) {
+            let names: Vec<&str> = params.iter().map(|p| p.name).collect();
             return Err(usage(format!(
-                "flag --{name} is not a parameter of suite {} (its parameters: {})",
-                suite.name,
+                "flag --{flag} is not a parameter of suite {name} (its parameters: {})",
                 or_none(&names)
             )));
         }
     }
-    let cases = suite.cases.join(", ");
+    let cases = suite.cases().join(", ");
     if !args.has("case") {
         return Err(usage(format!("missing --case (one of: {cases})")));
     }
-    let Some(&case) = suite.cases.iter().find(|&&c| c == args.get("case")) else {
+    let Some(&case) = suite.cases().iter().find(|&&c| c == args.get("case")) else {
         return Err(usage(format!(
-            "case '{}' is not in suite {} (one of: {cases})",
+            "case '{}' is not in suite {name} (one of: {cases})",
             args.get("case"),
-            suite.name
         )));
     };
-    let libs = suite.lib_names().join(", ");
+    let lib_names = suite.lib_names();
     if !args.has("lib") {
-        return Err(usage(format!("missing --lib (one of: {libs})")));
-    }
-    let Some(lib) = suite.lib(args.get("lib")) else {
         return Err(usage(format!(
-            "unknown lib '{}' for suite {} (one of: {libs})",
+            "missing --lib (one of: {})",
+            lib_names.join(", ")
+        )));
+    }
+    let Some(&lib) = lib_names.iter().find(|&&l| l == args.get("lib")) else {
+        return Err(usage(format!(
+            "unknown lib '{}' for suite {name} (one of: {})",
             args.get("lib"),
-            suite.name
+            lib_names.join(", ")
         )));
     };
-    let mut params = Vec::new();
-    for p in suite.params {
+    let mut values = Vec::new();
+    for p in params {
         if !p.applies_to(case) {
             if args.has(p.name) {
                 return Err(usage(format!(
@@ -268,22 +276,23 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
         }
         // A legal value of the suite that this library does not support says so.
         let context = if p.values.contains(&args.get(p.name)) {
-            format!(" for lib {}", lib.name)
+            format!(" for lib {lib}")
         } else {
             String::new()
         };
-        params.push((p.name, one_of(args, p.name, lib.values(p), &context)?));
+        let value = one_of(args, p.name, suite.lib_values(lib, p), &context)?;
+        values.push((p.name, value));
     }
-    (suite.refuse)(case, &params).map_err(usage)?;
+    suite.refuse(case, &values).map_err(usage)?;
 
     let mut run = Run {
-        suite: suite.name,
+        suite: name,
         case,
-        lib: lib.name,
-        params,
+        lib,
+        params: values,
         versions: [("compiler", COMPILER)]
             .into_iter()
-            .chain(lib.versions.iter().copied())
+            .chain(suite.lib_versions(lib))
             .collect(),
         role: None,
         in_fd: -1,
@@ -292,7 +301,7 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
         samples: 1,
         warmup: 0,
         fixtures: suite
-            .fixtures
+            .fixtures()
             .iter()
             .filter(|f| args.has(f))
             .map(|&f| (f, args.get(f).to_string()))
@@ -301,7 +310,7 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
     if args.has("role") {
         run.role = Role::from_name(one_of(args, "role", &Role::NAMES, "")?);
     }
-    (suite.prepare)(&mut run)?;
+    suite.prepare(&mut run)?;
     if let Some(role @ (Role::Client | Role::Server)) = run.role {
         if !args.has("in-fd") || !args.has("out-fd") {
             return Err(usage(format!(
@@ -336,23 +345,23 @@ pub fn validate<F>(suite: &Suite<F>, args: &Args) -> Result<(Run, &'static Lib<F
             }
         }
     }
-    Ok((run, lib))
+    Ok(run)
 }
 
-/// `run`: finds the suite, which validates the flags and runs the cell.
+/// `run`: finds the suite, validates the flags against it and runs the cell.
 fn run_command(argv: &[String]) -> Result<(), Error> {
     let args = parse_run_flags(argv)?;
-    let names = registry::suite_names().join(", ");
+    let names = suites::names().join(", ");
     if !args.has("suite") {
         return Err(usage(format!("missing --suite (one of: {names})")));
     }
-    let Some(suite) = registry::find_suite(args.get("suite")) else {
+    let Some(suite) = suites::find(args.get("suite")) else {
         return Err(usage(format!(
             "unknown suite '{}' (one of: {names})",
             args.get("suite")
         )));
     };
-    suite.run(&args)
+    suite.run(&validate(suite, &args)?)
 }
 
 // ---- other commands ---------------------------------------------------------------------
@@ -447,160 +456,6 @@ fn golden_command(argv: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A flag of `queue append|tail`: its name and whether it takes a value.
-type QueueFlag = (&'static str, bool);
-
-const APPEND_FLAGS: [QueueFlag; 8] = [
-    ("entries", true),
-    ("longs", true),
-    ("first", true),
-    ("ordering", true),
-    ("clock", true),
-    ("cycle-size", true),
-    ("pause-us", true),
-    ("die-mid-entry", false),
-];
-const TAIL_FLAGS: [QueueFlag; 3] = [("follow", false), ("expect", true), ("timeout", true)];
-
-/// `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): parses the flags
-/// and hands them to src/queue/command.rs.
-fn queue_command(argv: &[String]) -> Result<(), Error> {
-    let sub = match argv.get(1).map(String::as_str) {
-        Some(s @ ("append" | "tail")) => s,
-        Some(other) => {
-            return Err(usage(format!(
-                "queue: unknown subcommand '{other}' (append or tail)"
-            )))
-        }
-        None => return Err(usage("queue: missing subcommand (append or tail)")),
-    };
-    let dir = match argv.get(2) {
-        Some(d) if !d.is_empty() && !d.starts_with("--") => std::path::PathBuf::from(d),
-        _ => return Err(usage(format!("queue {sub}: missing DIR"))),
-    };
-    let known: &[QueueFlag] = if sub == "append" {
-        &APPEND_FLAGS
-    } else {
-        &TAIL_FLAGS
-    };
-    let mut flags: BTreeMap<&str, String> = BTreeMap::new();
-    let mut i = 3;
-    while i < argv.len() {
-        let a = &argv[i];
-        let Some(name) = a.strip_prefix("--") else {
-            return Err(usage(format!("unexpected argument '{a}'")));
-        };
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (name, None),
-        };
-        let Some(&(name, takes_value)) = known.iter().find(|(n, _)| *n == name) else {
-            let names: Vec<String> = known.iter().map(|(n, _)| format!("--{n}")).collect();
-            return Err(usage(format!(
-                "unknown flag --{name} for queue {sub} (its flags: {})",
-                names.join(", ")
-            )));
-        };
-        let value = match (takes_value, inline) {
-            (false, None) => String::new(),
-            (false, Some(_)) => return Err(usage(format!("flag --{name} takes no value"))),
-            (true, Some(v)) => v,
-            (true, None) => {
-                i += 1;
-                argv.get(i)
-                    .cloned()
-                    .ok_or_else(|| usage(format!("flag --{name} needs a value")))?
-            }
-        };
-        if flags.insert(name, value).is_some() {
-            return Err(usage(format!("flag --{name} given twice")));
-        }
-        i += 1;
-    }
-    let number = |name: &str, default: u64| -> Result<u64, Error> {
-        match flags.get(name) {
-            None => Ok(default),
-            Some(s) => s.parse().map_err(|_| {
-                usage(format!(
-                    "bad value for --{name}: '{s}' (want a decimal integer)"
-                ))
-            }),
-        }
-    };
-    let choice = |name: &str, legal: &'static [&'static str]| -> Result<&'static str, Error> {
-        match flags.get(name) {
-            None => Ok(legal[0]),
-            Some(v) => legal.iter().find(|l| *l == v).copied().ok_or_else(|| {
-                usage(format!(
-                    "unknown value for --{name}: '{v}' (one of: {})",
-                    legal.join(", ")
-                ))
-            }),
-        }
-    };
-    if sub == "append" {
-        if !flags.contains_key("entries") {
-            return Err(usage("queue append: missing --entries N"));
-        }
-        let longs = number("longs", 1)?;
-        if longs == 0 {
-            return Err(usage("bad value for --longs: 0 (at least 1)"));
-        }
-        let first = match flags.get("first") {
-            None => 0,
-            Some(s) => s.parse::<i64>().map_err(|_| {
-                usage(format!(
-                    "bad value for --first: '{s}' (want a signed 64-bit integer)"
-                ))
-            })?,
-        };
-        let cycle_size = number("cycle-size", queue::wbq::DEFAULT_CYCLE_SIZE)?;
-        if cycle_size < queue::wbq::MIN_CYCLE_SIZE || !cycle_size.is_multiple_of(4096) {
-            return Err(usage(format!(
-                "bad value for --cycle-size: {cycle_size} (a multiple of 4096, at least {})",
-                queue::wbq::MIN_CYCLE_SIZE
-            )));
-        }
-        queue::append(&queue::AppendArgs {
-            dir,
-            entries: number("entries", 0)?,
-            longs,
-            first,
-            ordering: choice("ordering", queue::orderings())?,
-            clock: choice("clock", queue::clocks())?,
-            cycle_size,
-            pause_us: number("pause-us", 0)?,
-            die_mid_entry: flags.contains_key("die-mid-entry"),
-        })?;
-    } else {
-        let follow = flags.contains_key("follow");
-        if follow != flags.contains_key("expect") {
-            return Err(usage("queue tail: --follow and --expect N go together"));
-        }
-        let timeout = match flags.get("timeout") {
-            None => 30.0,
-            Some(s) => match s.parse::<f64>() {
-                Ok(t) if t.is_finite() && t > 0.0 && t < 1e9 => t,
-                _ => {
-                    return Err(usage(format!(
-                        "bad value for --timeout: '{s}' (seconds, more than 0)"
-                    )))
-                }
-            },
-        };
-        queue::tail(&queue::TailArgs {
-            dir,
-            expect: if follow {
-                Some(number("expect", 0)?)
-            } else {
-                None
-            },
-            timeout: std::time::Duration::from_secs_f64(timeout),
-        })?;
-    }
-    Ok(())
-}
-
 /// The usage, from the registry.
 fn usage_text() -> String {
     let mut s = String::from(
@@ -609,12 +464,11 @@ fn usage_text() -> String {
          [--samples S] [--warmup W] [--role local|client|server] [--in-fd R --out-fd W]
          [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that take them)
        wirebench-rust golden write|check DIR
-       wirebench-rust queue append DIR --entries N [--longs K] [--first V]
-         [--ordering release|seqcst] [--clock mono|tsc] [--cycle-size B] [--pause-us U]
-         [--die-mid-entry]
-       wirebench-rust queue tail DIR [--follow --expect N] [--timeout S]
 ",
     );
+    for command in SUITES.iter().filter_map(|s| s.command()) {
+        s.push_str(command.usage);
+    }
     for suite in SUITES {
         s.push_str(&suite.usage());
     }
@@ -639,8 +493,11 @@ fn real_main(argv: &[String]) -> Result<(), Error> {
         }
         "run" => run_command(&argv[1..]),
         "golden" => golden_command(argv),
-        "queue" => queue_command(argv),
-        other => Err(usage(format!("unknown command '{other}'"))),
+        // A suite's own commands: `queue append DIR ...`.
+        other => match suites::find(other).and_then(|s| s.command()) {
+            Some(command) => (command.run)(&argv[1..]),
+            None => Err(usage(format!("unknown command '{other}'"))),
+        },
     }
 }
 

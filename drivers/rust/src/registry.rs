@@ -1,24 +1,12 @@
-//! The registry: every suite this driver runs, each with its cases, its parameters and
-//! their legal values, its libraries (the suite's library registry: name, the parameter
-//! values it supports, provenance versions, factory) and the fixtures it takes. `list`,
-//! `info`, the usage text and the validation of `run` (main.rs) are generated from it;
-//! nothing else knows which suites, cases or libraries there are.
-//!
-//! A suite is one folder (src/rpc, src/codec, src/limit, src/queue, src/readbytes) that
-//! declares its `Suite` and one line in `SUITES`.
+//! The registry's types: a suite with its cases, its parameters and their legal values, its
+//! libraries (the suite's library registry: name, the parameter values it supports, the
+//! crates of its provenance, factory), the fixtures it takes and its own commands, and a
+//! validated run of one of its cells. `list`, `info`, the usage text and the validation of
+//! `run` (src/lib.rs) are generated from it. It knows no suite: the suites are listed in
+//! src/suites.rs, and each suite's folder declares its own `Suite`.
 
 use crate::error::{Error, Res};
 use crate::json::{self, Json};
-use crate::{codec, limit, queue, readbytes, rpc};
-
-/// The suites, in the order of `list` and `info`.
-pub static SUITES: [&dyn AnySuite; 5] = [
-    &rpc::SUITE,
-    &limit::SUITE,
-    &codec::SUITE,
-    &queue::SUITE,
-    &readbytes::SUITE,
-];
 
 /// The fixture flags the command line knows (docs/protocol.md); a suite declares the ones
 /// it takes and refuses the others.
@@ -50,13 +38,22 @@ pub struct Lib<F: 'static> {
     /// the values it supports in the order of `list`; any other parameter takes all of
     /// its suite's values.
     pub supports: &'static [(&'static str, &'static [&'static str])],
-    /// The extra provenance of this library's results: (key, version).
-    pub versions: &'static [(&'static str, &'static str)],
+    /// The crates whose versions (Cargo.lock's, by build.rs) are the extra provenance of
+    /// this library's results, each under its crate's name.
+    pub crates: &'static [&'static str],
     /// Makes what runs a cell of this library (the suite says from what).
     pub make: F,
 }
 
 impl<F> Lib<F> {
+    /// Its provenance: each of its crates with its locked version.
+    pub fn versions(&self) -> Vec<Pair> {
+        self.crates
+            .iter()
+            .map(|&k| (k, locked_version(k)))
+            .collect()
+    }
+
     /// The values of `p` that this library supports.
     pub fn values(&self, p: &Param) -> &'static [&'static str] {
         self.supports
@@ -170,6 +167,23 @@ pub struct Suite<F: 'static> {
     /// Runs one validated cell with its library's factory and prints its result.
     pub run: fn(&Run, &F) -> Result<(), Error>,
     pub golden: Option<Golden>,
+    /// The suite's own commands, `DRIVER <suite> ARGS...` (queue append|tail).
+    pub command: Option<Command>,
+}
+
+/// A suite's own commands: `run` gets the arguments after the suite's name; `usage` is its
+/// lines of the usage text, each ending in a newline.
+pub struct Command {
+    pub run: fn(&[String]) -> Result<(), Error>,
+    pub usage: &'static str,
+}
+
+/// What a library's factory adds to its cells' lines of `list`: the format it writes
+/// (codec), if its suite has formats.
+pub trait Listed {
+    fn format(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl<F> Suite<F> {
@@ -225,25 +239,75 @@ pub struct Cell {
 /// A suite as the command line sees it, whatever its factory type.
 pub trait AnySuite: Sync {
     fn name(&self) -> &'static str;
+    fn cases(&self) -> &'static [&'static str];
     fn params(&self) -> &'static [Param];
+    fn fixtures(&self) -> &'static [&'static str];
+    fn lib_names(&self) -> Vec<&'static str>;
+    /// The values of `p` that library `lib` (one of `lib_names`) supports.
+    fn lib_values(&self, lib: &str, p: &Param) -> &'static [&'static str];
+    /// The provenance versions of library `lib`'s results.
+    fn lib_versions(&self, lib: &str) -> Vec<Pair>;
+    /// The suite's `refuse` and `prepare`.
+    fn refuse(&self, case: &str, params: &[Pair]) -> Result<(), String>;
+    fn prepare(&self, run: &mut Run) -> Result<(), Error>;
+    /// Runs a cell validated against this suite with its library's factory.
+    fn run(&self, run: &Run) -> Result<(), Error>;
     /// One line of `list` per cell.
     fn list(&self) -> Vec<String>;
     /// The libraries' provenance versions.
     fn versions(&self) -> Vec<Pair>;
     /// Its part of the usage text.
     fn usage(&self) -> String;
-    /// Validates `run`'s flags against this suite (main.rs) and runs the cell.
-    fn run(&self, args: &crate::Args) -> Result<(), Error>;
     fn golden(&self) -> Option<&Golden>;
+    fn command(&self) -> Option<&Command>;
 }
 
-impl<F: Sync> AnySuite for Suite<F> {
+impl<F: Listed + Sync> Suite<F> {
+    fn named(&self, lib: &str) -> &'static Lib<F> {
+        self.lib(lib)
+            .unwrap_or_else(|| panic!("no library {lib} in suite {}", self.name))
+    }
+}
+
+impl<F: Listed + Sync> AnySuite for Suite<F> {
     fn name(&self) -> &'static str {
         self.name
     }
 
+    fn cases(&self) -> &'static [&'static str] {
+        self.cases
+    }
+
     fn params(&self) -> &'static [Param] {
         self.params
+    }
+
+    fn fixtures(&self) -> &'static [&'static str] {
+        self.fixtures
+    }
+
+    fn lib_names(&self) -> Vec<&'static str> {
+        Suite::lib_names(self)
+    }
+
+    fn lib_values(&self, lib: &str, p: &Param) -> &'static [&'static str] {
+        self.named(lib).values(p)
+    }
+
+    fn lib_versions(&self, lib: &str) -> Vec<Pair> {
+        self.named(lib).versions()
+    }
+
+    fn refuse(&self, case: &str, params: &[Pair]) -> Result<(), String> {
+        (self.refuse)(case, params)
+    }
+
+    fn prepare(&self, run: &mut Run) -> Result<(), Error> {
+        (self.prepare)(run)
+    }
+
+    fn run(&self, run: &Run) -> Result<(), Error> {
+        (self.run)(run, &self.named(run.lib).make)
     }
 
     fn list(&self) -> Vec<String> {
@@ -253,18 +317,18 @@ impl<F: Sync> AnySuite for Suite<F> {
                 let mut j = Json::default();
                 j.str("suite", self.name)
                     .str("case", cell.case)
-                    .str("lib", cell.lib)
-                    .raw("params", &json::pairs(&cell.params));
+                    .str("lib", cell.lib);
+                if let Some(format) = self.named(cell.lib).make.format() {
+                    j.str("format", format);
+                }
+                j.raw("params", &json::pairs(&cell.params));
                 j.text()
             })
             .collect()
     }
 
     fn versions(&self) -> Vec<Pair> {
-        self.libs
-            .iter()
-            .flat_map(|l| l.versions.iter().copied())
-            .collect()
+        self.libs.iter().flat_map(Lib::versions).collect()
     }
 
     fn usage(&self) -> String {
@@ -272,7 +336,7 @@ impl<F: Sync> AnySuite for Suite<F> {
             "  suite {}: --case {} --lib {}\n   ",
             self.name,
             self.cases.join("|"),
-            self.lib_names().join("|")
+            Suite::lib_names(self).join("|")
         );
         for p in self.params {
             s.push_str(&format!(" --{} {}", p.name, p.values.join("|")));
@@ -284,21 +348,19 @@ impl<F: Sync> AnySuite for Suite<F> {
         s
     }
 
-    fn run(&self, args: &crate::Args) -> Result<(), Error> {
-        let (run, lib) = crate::validate(self, args)?;
-        (self.run)(&run, &lib.make)
-    }
-
     fn golden(&self) -> Option<&Golden> {
         self.golden.as_ref()
     }
+
+    fn command(&self) -> Option<&Command> {
+        self.command.as_ref()
+    }
 }
 
-/// The suite called `name`.
-pub fn find_suite(name: &str) -> Option<&'static dyn AnySuite> {
-    SUITES.iter().copied().find(|s| s.name() == name)
-}
-
-pub fn suite_names() -> Vec<&'static str> {
-    SUITES.iter().map(|s| s.name()).collect()
+/// The version of `krate` in Cargo.lock (a dependency of the driver's), or "unknown".
+pub fn locked_version(krate: &str) -> &'static str {
+    crate::locked::VERSIONS
+        .iter()
+        .find(|(name, _)| *name == krate)
+        .map_or("unknown", |(_, v)| v)
 }

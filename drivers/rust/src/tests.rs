@@ -2,7 +2,7 @@
 //! list exactly the registry's values), refusals, and `list` generated from it.
 
 use crate::error::Error;
-use crate::registry::{find_suite, SUITES};
+use crate::suites::{find, SUITES};
 use crate::{parse_run_flags, rpc};
 
 /// The usage message of `run` with these flags (of the rpc suite), or None if they
@@ -142,8 +142,8 @@ fn a_case_of_another_suite_is_not_in_the_suite() {
 fn suites_are_found_by_name_only() {
     let names: Vec<&str> = SUITES.iter().map(|s| s.name()).collect();
     assert_eq!(names, ["rpc", "limit", "codec", "queue", "readbytes"]);
-    assert!(find_suite("rpc").is_some());
-    assert!(find_suite("memcpy").is_none());
+    assert!(find("rpc").is_some());
+    assert!(find("memcpy").is_none());
 }
 
 #[test]
@@ -170,4 +170,28 @@ fn list_has_a_line_per_cell_of_each_suite_and_no_refused_cell() {
             "{\"suite\": \"limit\", \"case\": \"memcpy\", \"lib\": \"memcpy\", \"params\": {\"block\": \"64MiB\"}}",
         ]
     );
+}
+
+#[test]
+fn codec_lines_of_list_name_the_format_after_the_library() {
+    for suite in SUITES {
+        for line in suite.list() {
+            let format = line.find("\"format\": ");
+            if suite.name() == "codec" {
+                let (lib, params) = (line.find("\"lib\": "), line.find("\"params\": "));
+                assert!(lib < format && format < params, "{line}");
+            } else {
+                assert_eq!(format, None, "{line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_library_crate_has_its_locked_version() {
+    for suite in SUITES {
+        for (krate, version) in suite.versions() {
+            assert_ne!(version, "unknown", "{krate} of suite {}", suite.name());
+        }
+    }
 }

@@ -1,13 +1,11 @@
-//! Runs the built driver on the readbytes suite: its list, every listed cell (every
-//! strategy, case and cache) on the data of docs/workloads.md §8 made here, a truncated
-//! and a corrupted file (exit 1 naming the pass, the offset, the value and the
-//! expectation), an input that cannot be opened, and its usage errors (exit 2).
+//! Runs the built driver on the readbytes suite: its list, a truncated and a corrupted file
+//! (exit 1 naming the pass, the offset, the value and the expectation; beside them the
+//! data of docs/workloads.md §8, made here), an input that cannot be opened, and its usage
+//! errors (exit 2).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
-
-use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_wirebench-rust");
 
@@ -142,8 +140,10 @@ fn expected_cells() -> Vec<String> {
     cells
 }
 
+/// `list`'s readbytes lines are the protocol's cells; each cell's result is judged by the
+/// harness (its conformance test over every listed cell).
 #[test]
-fn every_listed_readbytes_cell_reads_and_checks_every_pass() {
+fn the_listed_readbytes_cells_are_the_protocols() {
     let out = run(&["list"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -152,60 +152,6 @@ fn every_listed_readbytes_cell_reads_and_checks_every_pass() {
         .filter(|l| l.contains("\"suite\": \"readbytes\""))
         .collect();
     assert_eq!(listed, expected_cells());
-
-    let input = data().to_str().unwrap();
-    let (iters, samples, warmup) = (2u64, 2u64, 1u64);
-    for line in listed {
-        let cell: Value = serde_json::from_str(line).unwrap();
-        let (case, lib) = (
-            cell["case"].as_str().unwrap(),
-            cell["lib"].as_str().unwrap(),
-        );
-        let cache = cell["params"]["cache"].as_str().unwrap();
-        let args = cell_args(case, lib, cache, ["2", "2", "1"], &["--input", input]);
-        let out = run(&args);
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(text.lines().count(), 1, "{text}");
-        let r: Value = serde_json::from_str(&text).unwrap();
-        let at = format!("{args:?}: {r}");
-        assert_eq!(r["protocol"], 2, "{at}");
-        assert_eq!(r["lang"], "rust", "{at}");
-        assert_eq!(r["suite"], "readbytes", "{at}");
-        assert_eq!(r["case"], case, "{at}");
-        assert_eq!(r["lib"], lib, "{at}");
-        assert_eq!(r["params"], cell["params"], "{at}");
-        assert_eq!(r["role"], "local", "{at}");
-        assert_eq!(r["verified"], true, "{at}");
-        assert_eq!(r["warmup"], warmup, "{at}");
-        assert_eq!(r["metrics"].as_object().unwrap().len(), 2, "{at}");
-        let time = &r["metrics"]["time"];
-        assert_eq!(time["unit"], "ns", "{at}");
-        assert_eq!(time["iters"], iters, "{at}");
-        let times = time["samples"].as_array().unwrap();
-        assert_eq!(times.len() as u64, samples, "{at}");
-        assert!(times.iter().all(|t| t.as_u64().unwrap() > 0), "{at}");
-        let bytes = &r["metrics"]["bytes"];
-        assert_eq!(bytes["unit"], "B", "{at}");
-        assert_eq!(bytes["iters"], iters, "{at}");
-        assert_eq!(
-            bytes["samples"],
-            serde_json::json!(vec![iters * SIZE; 2]),
-            "{at}"
-        );
-        assert_eq!(
-            r["check"],
-            serde_json::json!(vec![iters * per_pass(case); 2]),
-            "{at}"
-        );
-        assert_eq!(r["passes_checked"], warmup + iters * samples, "{at}");
-        assert!(r["versions"]["compiler"].is_string(), "{at}");
-        assert_eq!(
-            r["versions"]["memmap2"].is_string(),
-            lib == "memmap2",
-            "{at}"
-        );
-    }
 }
 
 #[test]

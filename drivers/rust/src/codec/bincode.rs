@@ -11,8 +11,6 @@ use super::{Codec, Variant};
 use crate::error::{Failure, Res};
 use crate::limits;
 
-pub const VERSION: &str = env!("WB_BINCODE_VERSION");
-
 const CONFIG: Configuration = config::standard();
 
 /// The same for decoding, with a limit on the bytes a message's lengths may claim: the

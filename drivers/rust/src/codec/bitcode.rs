@@ -8,8 +8,6 @@ use super::records::{self, Case, Log, Logs};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_BITCODE_VERSION");
-
 pub struct Bitcode {
     p: Plain,
     encoder: bitcode::Buffer,

@@ -12,8 +12,6 @@ use super::{Codec, Validation, Variant};
 use crate::error::{Failure, Res};
 use crate::log_fbs::wirebench::flatbuffers::codec as fb;
 
-pub const VERSION: &str = env!("WB_FLATBUFFERS_VERSION");
-
 pub struct Flatbuffers {
     v: Variant,
     fbb: FlatBufferBuilder<'static>,

@@ -32,8 +32,9 @@ use std::marker::PhantomData;
 
 use crate::alloc_count;
 use crate::error::{usage, Error, Failure, Res};
-use crate::json::{self, Json};
-use crate::registry::{Golden, Lib, Pair, Param, Role, Run, Suite};
+use crate::json::Json;
+use crate::registry::{Golden, Lib, Listed, Pair, Param, Role, Run, Suite};
+use crate::result;
 use crate::timing::{self, Sampler};
 use records::{Case, Log};
 
@@ -45,6 +46,12 @@ pub struct Make {
     pub format: &'static str,
     pub access: bool,
     pub cell: fn() -> Box<dyn Cell>,
+}
+
+impl Listed for Make {
+    fn format(&self) -> Option<&'static str> {
+        Some(self.format)
+    }
 }
 
 const REUSED: &[&str] = &["reused", "fresh"];
@@ -91,7 +98,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", &["lazy"]),
                 ("packing", UNPACKED),
             ],
-            versions: &[],
+            crates: &[],
             make: Make {
                 format: "null",
                 access: true,
@@ -105,7 +112,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("serde_json", serde_json::VERSION)],
+            crates: &["serde_json"],
             make: Make {
                 format: "json",
                 access: false,
@@ -119,7 +126,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("simd-json", simd_json::VERSION)],
+            crates: &["simd-json"],
             make: Make {
                 format: "json",
                 access: false,
@@ -133,7 +140,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("sonic-rs", sonic_rs::VERSION)],
+            crates: &["sonic-rs"],
             make: Make {
                 format: "json",
                 access: false,
@@ -147,7 +154,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("prost", crate::rpc::protobuf::VERSION)],
+            crates: &["prost"],
             make: Make {
                 format: "protobuf",
                 access: false,
@@ -161,7 +168,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", &["lazy"]),
                 ("packing", &["unpacked", "packed"]),
             ],
-            versions: &[("capnp", crate::rpc::capnp::VERSION)],
+            crates: &["capnp"],
             make: Make {
                 format: "capnp",
                 access: true,
@@ -175,7 +182,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", &["validated", "unchecked"]),
                 ("packing", UNPACKED),
             ],
-            versions: &[("flatbuffers", flatbuffers::VERSION)],
+            crates: &["flatbuffers"],
             make: Make {
                 format: "flatbuffers",
                 access: true,
@@ -189,7 +196,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("rmp-serde", rmp_serde::VERSION)],
+            crates: &["rmp-serde"],
             make: Make {
                 format: "msgpack",
                 access: false,
@@ -203,7 +210,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("bincode", bincode::VERSION)],
+            crates: &["bincode"],
             make: Make {
                 format: "bincode",
                 access: false,
@@ -217,7 +224,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("bitcode", bitcode::VERSION)],
+            crates: &["bitcode"],
             make: Make {
                 format: "bitcode",
                 access: false,
@@ -231,7 +238,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", VALIDATED),
                 ("packing", UNPACKED),
             ],
-            versions: &[("postcard", postcard::VERSION)],
+            crates: &["postcard"],
             make: Make {
                 format: "postcard",
                 access: false,
@@ -245,7 +252,7 @@ pub static SUITE: Suite<Make> = Suite {
                 ("validation", &["validated", "unchecked"]),
                 ("packing", UNPACKED),
             ],
-            versions: &[("rkyv", rkyv::VERSION)],
+            crates: &["rkyv"],
             make: Make {
                 format: "rkyv",
                 access: true,
@@ -261,6 +268,7 @@ pub static SUITE: Suite<Make> = Suite {
         write: golden::write,
         check: golden::check,
     }),
+    command: None,
 };
 
 fn param<'a>(params: &[(&str, &'a str)], name: &str) -> &'a str {
@@ -694,7 +702,7 @@ fn print(run: &Run, size: u64, results: &[Measured]) {
     }
     let mut evidence = Json::default();
     evidence.raw("check", &check.text());
-    json::print_metrics(run, "local", &metrics, &evidence);
+    result::print_metrics(run, "local", &metrics, &evidence);
 }
 
 fn run(run: &Run, make: &Make) -> Result<(), Error> {

@@ -7,8 +7,6 @@ use super::records::{Case, Log};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_POSTCARD_VERSION");
-
 pub struct Postcard {
     p: Plain,
     /// `reused`: the kept buffer.

@@ -12,8 +12,6 @@ use super::records::{self, ArchivedLog, ArchivedLogs, Case, Fold, Log, Logs};
 use super::{Codec, Validation, Variant};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_RKYV_VERSION");
-
 pub struct Rkyv {
     p: Plain,
     out: AlignedVec,

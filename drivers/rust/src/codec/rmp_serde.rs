@@ -8,8 +8,6 @@ use serde::Serialize;
 use super::plain::{FromBytes, Msg, SerdeFormat};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_RMP_SERDE_VERSION");
-
 pub struct RmpSerde;
 
 impl FromBytes for RmpSerde {

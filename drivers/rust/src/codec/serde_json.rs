@@ -5,8 +5,6 @@
 use super::plain::{FromBytes, Msg, SerdeFormat};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_SERDE_JSON_VERSION");
-
 pub struct SerdeJson;
 
 impl FromBytes for SerdeJson {

@@ -12,8 +12,6 @@ use super::records::{self, Case, Log, LogRef, Logs, LogsRef};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_SIMD_JSON_VERSION");
-
 pub struct SimdJson {
     p: Plain,
     scratch: Vec<u8>,

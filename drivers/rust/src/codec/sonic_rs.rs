@@ -5,8 +5,6 @@
 use super::plain::{FromBytes, Msg, SerdeFormat};
 use crate::error::{Failure, Res};
 
-pub const VERSION: &str = env!("WB_SONIC_RS_VERSION");
-
 pub struct SonicRs;
 
 impl FromBytes for SonicRs {

@@ -5,12 +5,15 @@
 mod memcpy;
 
 use crate::error::Error;
-use crate::json::{self, Json, Metric};
-use crate::registry::{Lib, Param, Role, Run, Suite};
+use crate::json::Json;
+use crate::registry::{Lib, Listed, Param, Role, Run, Suite};
+use crate::result::{self, Metric};
 use crate::timing::{self, Sampler};
 
 /// A library's factory: what copies blocks of the given size, timed by timing::measure.
 pub type Factory = fn(block: usize) -> Box<dyn Sampler>;
+
+impl Listed for Factory {}
 
 /// The limit suite in the registry (src/registry.rs), with its library registry.
 pub static SUITE: Suite<Factory> = Suite {
@@ -24,7 +27,7 @@ pub static SUITE: Suite<Factory> = Suite {
     libs: &[Lib {
         name: "memcpy",
         supports: &[],
-        versions: &[],
+        crates: &[],
         make: memcpy::make,
     }],
     fixtures: &[],
@@ -32,6 +35,7 @@ pub static SUITE: Suite<Factory> = Suite {
     prepare,
     run,
     golden: None,
+    command: None,
 };
 
 /// The bytes of a block size: a number then KiB or MiB.
@@ -72,7 +76,7 @@ fn run(run: &Run, make: &Factory) -> Result<(), Error> {
     evidence
         .list("check", &check)
         .num("responses_checked", run.samples);
-    json::print_result(
+    result::print_result(
         run,
         "local",
         &[

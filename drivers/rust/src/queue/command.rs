@@ -1,16 +1,178 @@
 //! `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): the wbq queue
 //! itself, for the tests that make every language read every other's queue, follow a live
-//! appender of another language, and recover after an appender killed mid-write. The
-//! command line (main.rs) parses the flags into these arguments.
+//! appender of another language, and recover after an appender killed mid-write. The queue
+//! suite's own commands (its `Suite::command`): the command line hands them the arguments.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::wbq::{self, Appender, Clock, Mono, Publish, Read, Release, SeqCst, Tailer};
-use crate::error::{Failure, Res};
+use crate::error::{usage, Error, Failure, Res};
 use crate::json::{self, Json};
 
-pub struct AppendArgs {
+/// The command's lines of the usage text.
+pub const USAGE: &str = "       wirebench-rust queue append DIR --entries N [--longs K] [--first V]
+         [--ordering release|seqcst] [--clock mono|tsc] [--cycle-size B] [--pause-us U]
+         [--die-mid-entry]
+       wirebench-rust queue tail DIR [--follow --expect N] [--timeout S]
+";
+
+/// A flag of `queue append|tail`: its name and whether it takes a value.
+type QueueFlag = (&'static str, bool);
+
+const APPEND_FLAGS: [QueueFlag; 8] = [
+    ("entries", true),
+    ("longs", true),
+    ("first", true),
+    ("ordering", true),
+    ("clock", true),
+    ("cycle-size", true),
+    ("pause-us", true),
+    ("die-mid-entry", false),
+];
+const TAIL_FLAGS: [QueueFlag; 3] = [("follow", false), ("expect", true), ("timeout", true)];
+
+/// `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md), `args` being what
+/// follows `queue`: parses the flags and runs `append` or `tail`.
+pub fn run(argv: &[String]) -> Result<(), Error> {
+    let sub = match argv.first().map(String::as_str) {
+        Some(s @ ("append" | "tail")) => s,
+        Some(other) => {
+            return Err(usage(format!(
+                "queue: unknown subcommand '{other}' (append or tail)"
+            )))
+        }
+        None => return Err(usage("queue: missing subcommand (append or tail)")),
+    };
+    let dir = match argv.get(1) {
+        Some(d) if !d.is_empty() && !d.starts_with("--") => PathBuf::from(d),
+        _ => return Err(usage(format!("queue {sub}: missing DIR"))),
+    };
+    let known: &[QueueFlag] = if sub == "append" {
+        &APPEND_FLAGS
+    } else {
+        &TAIL_FLAGS
+    };
+    let mut flags: BTreeMap<&str, String> = BTreeMap::new();
+    let mut i = 2;
+    while i < argv.len() {
+        let a = &argv[i];
+        let Some(name) = a.strip_prefix("--") else {
+            return Err(usage(format!("unexpected argument '{a}'")));
+        };
+        let (name, inline) = match name.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (name, None),
+        };
+        let Some(&(name, takes_value)) = known.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<String> = known.iter().map(|(n, _)| format!("--{n}")).collect();
+            return Err(usage(format!(
+                "unknown flag --{name} for queue {sub} (its flags: {})",
+                names.join(", ")
+            )));
+        };
+        let value = match (takes_value, inline) {
+            (false, None) => String::new(),
+            (false, Some(_)) => return Err(usage(format!("flag --{name} takes no value"))),
+            (true, Some(v)) => v,
+            (true, None) => {
+                i += 1;
+                argv.get(i)
+                    .cloned()
+                    .ok_or_else(|| usage(format!("flag --{name} needs a value")))?
+            }
+        };
+        if flags.insert(name, value).is_some() {
+            return Err(usage(format!("flag --{name} given twice")));
+        }
+        i += 1;
+    }
+    let number = |name: &str, default: u64| -> Result<u64, Error> {
+        match flags.get(name) {
+            None => Ok(default),
+            Some(s) => s.parse().map_err(|_| {
+                usage(format!(
+                    "bad value for --{name}: '{s}' (want a decimal integer)"
+                ))
+            }),
+        }
+    };
+    let choice = |name: &str, legal: &'static [&'static str]| -> Result<&'static str, Error> {
+        match flags.get(name) {
+            None => Ok(legal[0]),
+            Some(v) => legal.iter().find(|l| *l == v).copied().ok_or_else(|| {
+                usage(format!(
+                    "unknown value for --{name}: '{v}' (one of: {})",
+                    legal.join(", ")
+                ))
+            }),
+        }
+    };
+    if sub == "append" {
+        if !flags.contains_key("entries") {
+            return Err(usage("queue append: missing --entries N"));
+        }
+        let longs = number("longs", 1)?;
+        if longs == 0 {
+            return Err(usage("bad value for --longs: 0 (at least 1)"));
+        }
+        let first = match flags.get("first") {
+            None => 0,
+            Some(s) => s.parse::<i64>().map_err(|_| {
+                usage(format!(
+                    "bad value for --first: '{s}' (want a signed 64-bit integer)"
+                ))
+            })?,
+        };
+        let cycle_size = number("cycle-size", wbq::DEFAULT_CYCLE_SIZE)?;
+        if cycle_size < wbq::MIN_CYCLE_SIZE || !cycle_size.is_multiple_of(4096) {
+            return Err(usage(format!(
+                "bad value for --cycle-size: {cycle_size} (a multiple of 4096, at least {})",
+                wbq::MIN_CYCLE_SIZE
+            )));
+        }
+        append(&AppendArgs {
+            dir,
+            entries: number("entries", 0)?,
+            longs,
+            first,
+            ordering: choice("ordering", super::orderings())?,
+            clock: choice("clock", super::clocks())?,
+            cycle_size,
+            pause_us: number("pause-us", 0)?,
+            die_mid_entry: flags.contains_key("die-mid-entry"),
+        })?;
+    } else {
+        let follow = flags.contains_key("follow");
+        if follow != flags.contains_key("expect") {
+            return Err(usage("queue tail: --follow and --expect N go together"));
+        }
+        let timeout = match flags.get("timeout") {
+            None => 30.0,
+            Some(s) => match s.parse::<f64>() {
+                Ok(t) if t.is_finite() && t > 0.0 && t < 1e9 => t,
+                _ => {
+                    return Err(usage(format!(
+                        "bad value for --timeout: '{s}' (seconds, more than 0)"
+                    )))
+                }
+            },
+        };
+        tail(&TailArgs {
+            dir,
+            expect: if follow {
+                Some(number("expect", 0)?)
+            } else {
+                None
+            },
+            timeout: Duration::from_secs_f64(timeout),
+        })?;
+    }
+    Ok(())
+}
+
+struct AppendArgs {
     pub dir: PathBuf,
     pub entries: u64,
     pub longs: u64,
@@ -22,7 +184,7 @@ pub struct AppendArgs {
     pub die_mid_entry: bool,
 }
 
-pub struct TailArgs {
+struct TailArgs {
     pub dir: PathBuf,
     /// `--follow --expect N`: wait for N complete entries.
     pub expect: Option<u64>,
@@ -31,7 +193,7 @@ pub struct TailArgs {
 
 /// Opens (creating or recovering) the queue and appends the entries; prints
 /// `{"entries", "longs", "first", "sum"}`.
-pub fn append(a: &AppendArgs) -> Res<()> {
+fn append(a: &AppendArgs) -> Res<()> {
     match (a.clock, a.ordering) {
         #[cfg(target_arch = "x86_64")]
         ("tsc", "seqcst") => append_with::<wbq::Tsc, SeqCst>(a),
@@ -87,7 +249,7 @@ fn append_with<C: Clock, P: Publish>(a: &AppendArgs) -> Res<()> {
 
 /// Reads the queue from its lowest cycle file (following a live appender with
 /// `--follow`); prints what it read and where and why it stopped.
-pub fn tail(a: &TailArgs) -> Res<()> {
+fn tail(a: &TailArgs) -> Res<()> {
     if a.expect.is_none() && !a.dir.is_dir() {
         return Err(Failure::new(format!(
             "no queue directory {}",

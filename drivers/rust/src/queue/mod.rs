@@ -10,16 +10,14 @@
 //!   result.
 //! - wbq.rs: the queue format (docs/queue-format.md): appender, tailer, recovery; and
 //!   library `wbq`. null.rs: library `null`, the floor.
-//! - command.rs: `queue append DIR` and `queue tail DIR`, the queue itself for the
-//!   interoperability and crash tests.
+//! - command.rs: the suite's own commands `queue append DIR` and `queue tail DIR`, the
+//!   queue itself for the interoperability and crash tests.
 
 mod command;
 pub mod null;
 #[cfg(test)]
 mod tests;
 pub mod wbq;
-
-pub use command::{append, tail, AppendArgs, TailArgs};
 
 use std::path::Path;
 
@@ -29,7 +27,8 @@ use hdrhistogram::Histogram;
 
 use crate::error::{usage, Error, Failure, Res};
 use crate::json::{self, Json};
-use crate::registry::{Lib, Pair, Param, Role, Run, Suite};
+use crate::registry::{Command, Lib, Listed, Pair, Param, Role, Run, Suite};
+use crate::result;
 use wbq::mono_ns;
 
 // ---- the suite and its library registry --------------------------------------------------
@@ -38,14 +37,14 @@ use wbq::mono_ns;
 /// types, through `measure`) and returns what the result reports.
 pub type Factory = fn(run: &Run, dir: &Path) -> Res<Outcome>;
 
+impl Listed for Factory {}
+
 /// rdtsc is an x86-64 instruction: elsewhere no cell has clock tsc.
 const CLOCKS: &[&str] = if cfg!(target_arch = "x86_64") {
     &["mono", "tsc"]
 } else {
     &["mono"]
 };
-
-const VERSIONS: &[Pair] = &[("hdrhistogram", env!("WB_HDRHISTOGRAM_VERSION"))];
 
 /// The queue suite in the registry (src/registry.rs). `libs` is its library registry, in
 /// the order of `list`; a library's first value of each parameter is its default
@@ -79,16 +78,13 @@ pub static SUITE: Suite<Factory> = Suite {
         Lib {
             name: "null",
             supports: &[("ordering", &["none"]), ("pretouch", &["on"])],
-            versions: VERSIONS,
+            crates: &["hdrhistogram"],
             make: null::make,
         },
         Lib {
             name: "wbq",
             supports: &[("ordering", &["release", "seqcst"])],
-            versions: &[
-                ("hdrhistogram", env!("WB_HDRHISTOGRAM_VERSION")),
-                ("memmap2", env!("WB_MEMMAP2_VERSION")),
-            ],
+            crates: &["hdrhistogram", "memmap2"],
             make: wbq::make,
         },
     ],
@@ -98,15 +94,19 @@ pub static SUITE: Suite<Factory> = Suite {
     prepare,
     run,
     golden: None,
+    command: Some(Command {
+        run: command::run,
+        usage: command::USAGE,
+    }),
 };
 
 /// The orderings and clocks of `queue append` (wbq's, from the registry).
-pub fn orderings() -> &'static [&'static str] {
+fn orderings() -> &'static [&'static str] {
     let wbq = SUITE.lib("wbq").expect("wbq in the registry");
     wbq.values(&SUITE.params[0])
 }
 
-pub fn clocks() -> &'static [&'static str] {
+fn clocks() -> &'static [&'static str] {
     SUITE.params[1].values
 }
 
@@ -650,6 +650,6 @@ fn run(run: &Run, make: &Factory) -> Result<(), Error> {
         .num("entries_checked", out.entries_checked)
         .raw("intervals", &intervals.text())
         .raw("queue", &queue.text());
-    json::print_metrics(run, "local", &metrics, &evidence);
+    result::print_metrics(run, "local", &metrics, &evidence);
     Ok(())
 }

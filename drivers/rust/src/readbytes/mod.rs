@@ -25,8 +25,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{usage, Error, Failure, Res};
-use crate::json::{self, Json, Metric};
-use crate::registry::{Lib, Param, Role, Run, Suite};
+use crate::json::Json;
+use crate::registry::{Lib, Listed, Param, Role, Run, Suite};
+use crate::result::{self, Metric};
 
 // ---- the data -------------------------------------------------------------------------------
 
@@ -46,6 +47,8 @@ pub const BUFFER_SIZE: usize = 64 << 10;
 /// before timing (null reads the file here).
 pub type Factory = fn(case: Case, path: &Path) -> Res<Box<dyn Cell>>;
 
+impl Listed for Factory {}
+
 const WARM: &[&str] = &["warm"];
 
 /// The readbytes suite in the registry (src/registry.rs). `libs` is its library registry,
@@ -62,25 +65,25 @@ pub static SUITE: Suite<Factory> = Suite {
         Lib {
             name: "null",
             supports: &[("cache", WARM)],
-            versions: &[],
+            crates: &[],
             make: null::make,
         },
         Lib {
             name: "bufreader_bytes",
             supports: &[],
-            versions: &[],
+            crates: &[],
             make: bufreader_bytes::make,
         },
         Lib {
             name: "own_buffer",
             supports: &[],
-            versions: &[],
+            crates: &[],
             make: own_buffer::make,
         },
         Lib {
             name: "memmap2",
             supports: &[],
-            versions: &[("memmap2", env!("WB_MEMMAP2_VERSION"))],
+            crates: &["memmap2"],
             make: memmap2::make,
         },
     ],
@@ -89,6 +92,7 @@ pub static SUITE: Suite<Factory> = Suite {
     prepare,
     run,
     golden: None,
+    command: None,
 };
 
 /// A readbytes cell runs in one process and reads the file --input names.
@@ -499,7 +503,7 @@ fn run(run: &Run, make: &Factory) -> Result<(), Error> {
     evidence
         .list("check", &out.check)
         .num("passes_checked", out.passes_checked);
-    json::print_result(
+    result::print_result(
         run,
         "local",
         &[

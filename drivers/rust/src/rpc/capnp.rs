@@ -30,9 +30,6 @@ use crate::eval_capnp as ev;
 use crate::limits;
 use crate::rng::Rng;
 
-/// The capnp crate's version (Cargo.lock), for results' provenance.
-pub const VERSION: &str = env!("WB_CAPNP_VERSION");
-
 impl From<capnp::Error> for Failure {
     fn from(e: capnp::Error) -> Self {
         match e.kind {

@@ -29,8 +29,9 @@ use std::sync::mpsc;
 
 use crate::error::{usage, Error, Failure, Res};
 use crate::io::{Counted, Fd};
-use crate::json::{self, Json, Metric};
-use crate::registry::{Golden, Lib, Pair, Param, Report, Role, Run, Suite};
+use crate::json::Json;
+use crate::registry::{Golden, Lib, Listed, Pair, Param, Report, Role, Run, Suite};
+use crate::result::{self, Metric};
 use crate::rng::Rng;
 use crate::timing::{self, Sampler};
 
@@ -39,6 +40,8 @@ use crate::timing::{self, Sampler};
 /// A library's factory: its cell of a case with a compression and reuse mode, or None if
 /// it has no such case or compression.
 pub type Factory = fn(case: &str, compression: &str, reuse: bool) -> Option<Box<dyn Cell>>;
+
+impl Listed for Factory {}
 
 /// The rpc suite in the registry (src/registry.rs). `libs` is its library registry, in the
 /// order of `list`: adding a library is one file and one entry there.
@@ -66,19 +69,19 @@ pub static SUITE: Suite<Factory> = Suite {
         Lib {
             name: "capnp",
             supports: &[("compression", &["none", "packed"])],
-            versions: &[("capnp", capnp::VERSION)],
+            crates: &["capnp"],
             make: capnp::make,
         },
         Lib {
             name: "protobuf",
             supports: &[("compression", &["none"])],
-            versions: &[("prost", protobuf::VERSION)],
+            crates: &["prost"],
             make: protobuf::make,
         },
         Lib {
             name: "null",
             supports: &[("compression", &["none"])],
-            versions: &[],
+            crates: &[],
             make: null::make,
         },
     ],
@@ -90,6 +93,7 @@ pub static SUITE: Suite<Factory> = Suite {
         write: golden::write,
         check: golden::check,
     }),
+    command: None,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -534,7 +538,7 @@ fn print(run: &Run, role: &str, m: &Measured) {
             samples: &m.bytes,
         },
     ];
-    json::print_result(run, role, &metrics, &evidence);
+    result::print_result(run, role, &metrics, &evidence);
 }
 
 /// The pipe client: its samples on `conn`, then it flushes and closes both fds (so that
@@ -597,7 +601,7 @@ fn run_cell<L: Library>(run: &Run) -> Result<(), Error> {
                 .num("requests", requests)
                 .num("bytes_in", conn.input.get_ref().count)
                 .num("bytes_out", conn.output.get_ref().count);
-            json::print_server(run, &counts);
+            result::print_server(run, &counts);
         }
         None => with_server_thread::<L>(run)?,
     }

@@ -22,9 +22,6 @@ use crate::pb::catrank as cr;
 use crate::pb::eval as ev;
 use crate::rng::Rng;
 
-/// The prost crate's version (Cargo.lock), for results' provenance.
-pub const VERSION: &str = env!("WB_PROST_VERSION");
-
 impl From<prost::DecodeError> for Failure {
     fn from(e: prost::DecodeError) -> Self {
         Failure(format!("protobuf: {e}"))

@@ -1,6 +1,0 @@
-//! The codec decoders of library bitcode (src/fuzz.rs, codec).
-#![no_main]
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = wirebench_rust::fuzz::codec("bitcode", data);
-});
