@@ -1,5 +1,6 @@
 // Command wirebench-go is the Go driver of wirebench. It implements docs/protocol.md:
-// the commands info, list, run, golden and queue, on the registry of suites (internal/suite).
+// the commands info, list, run and golden, and a suite's own commands (queue append|tail),
+// on the registry of suites (internal/suite).
 // The command line knows no suite: it looks the suite up, validates the cell against the
 // suite's registry entry (cases, libraries, parameters and their legal values, fixtures)
 // and hands the validated run to the suite.
@@ -9,17 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"wirebench/drivers/go/internal/core"
-	"wirebench/drivers/go/internal/queue"
 	"wirebench/drivers/go/internal/suite"
 )
 
@@ -39,14 +36,10 @@ func isParam(name string) bool {
 	return false
 }
 
-type args map[string]string
-
-func (a args) has(k string) bool { _, ok := a[k]; return ok }
-
 // parseRunFlags reads --NAME VALUE and --NAME=VALUE pairs: the common flags, the
 // fixtures and every suite's parameters are known, any other name is a usage error.
-func parseRunFlags(argv []string) (args, []string, error) {
-	flags := args{}
+func parseRunFlags(argv []string) (core.Flags, []string, error) {
+	flags := core.Flags{}
 	var order []string
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
@@ -66,7 +59,7 @@ func parseRunFlags(argv []string) (args, []string, error) {
 			}
 			value = argv[i]
 		}
-		if flags.has(name) {
+		if flags.Has(name) {
 			return nil, nil, core.Usage("flag --%s given twice", name)
 		}
 		flags[name] = value
@@ -75,37 +68,9 @@ func parseRunFlags(argv []string) (args, []string, error) {
 	return flags, order, nil
 }
 
-func parseCount(a args, name string, min uint64) (uint64, error) {
-	s := a[name]
-	if s == "" || len(s) > 19 || strings.Trim(s, "0123456789") != "" {
-		return 0, core.Usage("bad value for --%s: '%s' (want a decimal integer)", name, s)
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, core.Usage("bad value for --%s: '%s'", name, s)
-	}
-	if v < min {
-		return 0, core.Usage("bad value for --%s: %s (at least %d)", name, s, min)
-	}
-	return v, nil
-}
-
-// oneOf is the value of --name, which must be one of allowed.
-func oneOf(a args, name string, allowed []string, context string) (string, error) {
-	if !a.has(name) {
-		return "", core.Usage("missing --%s (one of: %s)", name, strings.Join(allowed, ", "))
-	}
-	v := a[name]
-	if slices.Contains(allowed, v) {
-		return v, nil
-	}
-	return "", core.Usage("unknown value for --%s: '%s'%s (one of: %s)", name, v, context,
-		strings.Join(allowed, ", "))
-}
-
 // validate checks a run's flags against the registry and returns the run for its suite.
-func validate(a args, order []string) (*core.Run, error) {
-	if !a.has("suite") {
+func validate(a core.Flags, order []string) (*core.Run, error) {
+	if !a.Has("suite") {
 		return nil, core.Usage("missing --suite (one of: %s)", strings.Join(suite.Names(), ", "))
 	}
 	s := suite.Find(a["suite"])
@@ -126,7 +91,7 @@ func validate(a args, order []string) (*core.Run, error) {
 	r := &core.Run{Suite: s, InFd: -1, OutFd: -1, Samples: 1, Fixtures: map[string]string{}}
 	r.Case = a["case"]
 	if !slices.Contains(s.Cases, r.Case) {
-		if !a.has("case") {
+		if !a.Has("case") {
 			return nil, core.Usage("missing --case (one of: %s)", strings.Join(s.Cases, ", "))
 		}
 		return nil, core.Usage("case '%s' is not in suite %s (one of: %s)", r.Case, s.Name,
@@ -140,7 +105,7 @@ func validate(a args, order []string) (*core.Run, error) {
 	}
 	lib := a["lib"]
 	if r.Lib = s.Lib(lib); r.Lib == nil {
-		if !a.has("lib") {
+		if !a.Has("lib") {
 			return nil, core.Usage("missing --lib (one of: %s)", strings.Join(s.LibNames(), ", "))
 		}
 		return nil, core.Usage("unknown lib '%s' for suite %s (one of: %s)", lib, s.Name,
@@ -152,7 +117,7 @@ func validate(a args, order []string) (*core.Run, error) {
 		if slices.Contains(p.Values, a[p.Name]) {
 			context = " for lib " + lib // a legal value that this library does not support
 		}
-		v, err := oneOf(a, p.Name, r.Lib.Values(p), context)
+		v, err := a.OneOf(p.Name, r.Lib.Values(p), context)
 		if err != nil {
 			return nil, err
 		}
@@ -164,13 +129,13 @@ func validate(a args, order []string) (*core.Run, error) {
 		}
 	}
 	for _, f := range s.Fixtures {
-		if a.has(f) {
+		if a.Has(f) {
 			r.Fixtures[f] = a[f]
 		}
 	}
 
-	if a.has("role") {
-		if r.Role, err = oneOf(a, "role", core.Roles, ""); err != nil {
+	if a.Has("role") {
+		if r.Role, err = a.OneOf("role", core.Roles, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -178,14 +143,14 @@ func validate(a args, order []string) (*core.Run, error) {
 		return nil, err
 	}
 	if r.Role == "client" || r.Role == "server" {
-		if !a.has("in-fd") || !a.has("out-fd") {
+		if !a.Has("in-fd") || !a.Has("out-fd") {
 			return nil, core.Usage("--role %s needs --in-fd and --out-fd", r.Role)
 		}
-		in, err := parseCount(a, "in-fd", 0)
+		in, err := a.Count("in-fd", 0)
 		if err != nil {
 			return nil, err
 		}
-		out, err := parseCount(a, "out-fd", 0)
+		out, err := a.Count("out-fd", 0)
 		if err != nil {
 			return nil, err
 		}
@@ -193,32 +158,32 @@ func validate(a args, order []string) (*core.Run, error) {
 			return nil, core.Usage("bad value for --in-fd or --out-fd")
 		}
 		r.InFd, r.OutFd = int(in), int(out)
-	} else if a.has("in-fd") || a.has("out-fd") {
+	} else if a.Has("in-fd") || a.Has("out-fd") {
 		return nil, core.Usage("--in-fd and --out-fd need --role client or --role server")
 	}
 
 	if r.Role != "server" {
-		if !a.has("iters") {
+		if !a.Has("iters") {
 			return nil, core.Usage("missing --iters")
 		}
-		if r.Iters, err = parseCount(a, "iters", 1); err != nil {
+		if r.Iters, err = a.Count("iters", 1); err != nil {
 			return nil, err
 		}
-		if a.has("samples") {
-			if r.Samples, err = parseCount(a, "samples", 1); err != nil {
+		if a.Has("samples") {
+			if r.Samples, err = a.Count("samples", 1); err != nil {
 				return nil, err
 			}
 		}
-		if a.has("warmup") {
-			if r.Warmup, err = parseCount(a, "warmup", 0); err != nil {
+		if a.Has("warmup") {
+			if r.Warmup, err = a.Count("warmup", 0); err != nil {
 				return nil, err
 			}
 		}
 	} else {
 		// A server answers until end of file; it accepts the client's counts and ignores them.
 		for _, n := range []string{"iters", "samples", "warmup"} {
-			if a.has(n) {
-				if _, err := parseCount(a, n, 0); err != nil {
+			if a.Has(n) {
+				if _, err := a.Count(n, 0); err != nil {
 					return nil, err
 				}
 			}
@@ -283,7 +248,11 @@ func list() {
 	for _, s := range suite.All {
 		for _, c := range s.Cells() {
 			var j core.Object
-			j.Str("suite", c.Suite).Str("case", c.Case).Str("lib", c.Lib).Raw("params", core.Pairs(c.Params))
+			j.Str("suite", c.Suite).Str("case", c.Case).Str("lib", c.Lib)
+			if c.Format != "" {
+				j.Str("format", c.Format)
+			}
+			j.Raw("params", core.Pairs(c.Params))
 			lines = append(lines, j.Text())
 		}
 	}
@@ -361,256 +330,6 @@ func goldenCommand(argv []string) error {
 	return nil
 }
 
-// ---- queue append|tail ------------------------------------------------------------------
-
-// queueFlags reads the flags of `queue append|tail DIR`: --NAME VALUE, --NAME=VALUE, and
-// the switches (no value) named in switches; any name not in known is a usage error.
-func queueFlags(argv []string, known, switches []string) (args, error) {
-	flags := args{}
-	for i := 0; i < len(argv); i++ {
-		name, ok := strings.CutPrefix(argv[i], "--")
-		if !ok {
-			return nil, core.Usage("unexpected argument '%s'", argv[i])
-		}
-		name, value, inline := strings.Cut(name, "=")
-		switch {
-		case slices.Contains(switches, name):
-			if inline {
-				return nil, core.Usage("flag --%s takes no value", name)
-			}
-		case !slices.Contains(known, name):
-			return nil, core.Usage("unknown flag --%s (flags: --%s)", name,
-				strings.Join(append(slices.Clone(known), switches...), ", --"))
-		case !inline:
-			i++
-			if i == len(argv) {
-				return nil, core.Usage("flag --%s needs a value", name)
-			}
-			value = argv[i]
-		}
-		if flags.has(name) {
-			return nil, core.Usage("flag --%s given twice", name)
-		}
-		flags[name] = value
-	}
-	return flags, nil
-}
-
-// countOr is the count --name, or def without it.
-func countOr(a args, name string, def, min uint64) (uint64, error) {
-	if !a.has(name) {
-		return def, nil
-	}
-	return parseCount(a, name, min)
-}
-
-// queueCommand is `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): the
-// wbq queue for interoperability and crash tests.
-func queueCommand(argv []string) error {
-	if len(argv) < 2 || (argv[1] != "append" && argv[1] != "tail") {
-		return core.Usage("queue: missing or unknown subcommand (append or tail)")
-	}
-	if len(argv) < 3 || argv[2] == "" || strings.HasPrefix(argv[2], "--") {
-		return core.Usage("queue %s: missing DIR", argv[1])
-	}
-	if argv[1] == "append" {
-		return queueAppend(argv[2], argv[3:])
-	}
-	return queueTail(argv[2], argv[3:])
-}
-
-func queueAppend(dir string, argv []string) error {
-	a, err := queueFlags(argv, []string{"entries", "longs", "first", "ordering", "clock", "cycle-size",
-		"pause-us"}, []string{"die-mid-entry"})
-	if err != nil {
-		return err
-	}
-	wbq := queue.FindLib("wbq")
-	if !a.has("entries") {
-		return core.Usage("queue append: missing --entries N")
-	}
-	entries, err := parseCount(a, "entries", 0)
-	if err != nil {
-		return err
-	}
-	longs, err := countOr(a, "longs", 1, 1)
-	if err != nil {
-		return err
-	}
-	var first int64
-	if a.has("first") {
-		if first, err = strconv.ParseInt(a["first"], 10, 64); err != nil {
-			return core.Usage("bad value for --first: '%s' (want a signed 64-bit integer)", a["first"])
-		}
-	}
-	if a.has("ordering") { // Go's wbq publishes with seqcst only (internal/queue/wbq.go)
-		if _, err := oneOf(a, "ordering", wbq.Orderings, " for lib wbq"); err != nil {
-			return err
-		}
-	}
-	o := queue.Options{Clock: queue.Mono, CycleSize: queue.DefaultCycleSize}
-	if a.has("clock") {
-		c, err := oneOf(a, "clock", wbq.Clocks, " for lib wbq")
-		if err != nil {
-			return err
-		}
-		if c == "tsc" {
-			o.Clock = queue.TSC
-		}
-	}
-	size, err := countOr(a, "cycle-size", queue.DefaultCycleSize, queue.MinCycleSize)
-	if err != nil {
-		return err
-	}
-	if size%4096 != 0 || size > 1<<40 {
-		return core.Usage("bad value for --cycle-size: %d (a multiple of 4096, at least %d)", size,
-			queue.MinCycleSize)
-	}
-	o.CycleSize = int64(size)
-	pause, err := countOr(a, "pause-us", 0, 0)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	q, err := queue.Open(dir, o)
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	v, sum := first, int64(0)
-	for range entries {
-		if err := q.Start(int(longs)); err != nil {
-			return err
-		}
-		for range longs {
-			q.WriteLong(uint64(v))
-			sum += v
-			v++
-		}
-		q.End()
-		if pause > 0 {
-			time.Sleep(time.Duration(pause) * time.Microsecond)
-		}
-	}
-	if a.has("die-mid-entry") {
-		// As a process killed in the middle of a write: the entry stays WORKING.
-		if err := q.Start(int(longs)); err != nil {
-			return err
-		}
-		for range longs / 2 {
-			q.WriteLong(uint64(v))
-			v++
-		}
-		os.Exit(3)
-	}
-	var j core.Object
-	j.Num("entries", entries).Num("longs", entries*longs).Raw("first", strconv.FormatInt(first, 10)).
-		Raw("sum", strconv.FormatInt(sum, 10))
-	core.PrintLine(j.Text())
-	return nil
-}
-
-func queueTail(dir string, argv []string) error {
-	a, err := queueFlags(argv, []string{"expect", "timeout"}, []string{"follow"})
-	if err != nil {
-		return err
-	}
-	follow := a.has("follow")
-	if follow != a.has("expect") {
-		return core.Usage("queue tail: --follow and --expect N go together")
-	}
-	expect, err := countOr(a, "expect", 0, 0)
-	if err != nil {
-		return err
-	}
-	timeout := 30.0
-	if a.has("timeout") {
-		if timeout, err = strconv.ParseFloat(a["timeout"], 64); err != nil || timeout <= 0 {
-			return core.Usage("bad value for --timeout: '%s' (seconds, more than 0)", a["timeout"])
-		}
-	}
-	if !follow { // a follower waits for the directory too
-		if _, err := os.Stat(dir); err != nil {
-			return err
-		}
-	}
-	t, err := queue.OpenTailer(dir)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	deadline := time.Now().Add(time.Duration(timeout * float64(time.Second)))
-	var n, longs uint64
-	var firstV, lastV, sum, lastTs int64
-	consecutive, monotonic := true, true
-	stopped := queue.AtEnd
-	for !follow || n < expect {
-		e, st, err := t.Next()
-		if err != nil {
-			return err
-		}
-		if st != queue.Read {
-			if !follow {
-				stopped = st
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("queue tail %s: %d of %d entries after %g s", dir, n, expect, timeout)
-			}
-			time.Sleep(50 * time.Microsecond)
-			continue
-		}
-		if e.Length%8 != 0 {
-			return fmt.Errorf("%s offset %d: an entry of %d bytes is not a whole number of longs",
-				filepath.Join(dir, e.File), e.Offset, e.Length)
-		}
-		if n > 0 && e.Timestamp < lastTs {
-			monotonic = false
-		}
-		lastTs = e.Timestamp
-		for _, x := range e.Longs {
-			v := int64(x)
-			if longs == 0 {
-				firstV = v
-			} else if v != lastV+1 {
-				consecutive = false
-			}
-			lastV = v
-			sum += v
-			longs++
-		}
-		n++
-	}
-	if follow {
-		if stopped, err = t.Peek(); err != nil {
-			return err
-		}
-	}
-	var j core.Object
-	j.Num("entries", n).Num("longs", longs)
-	if longs > 0 {
-		j.Raw("first", strconv.FormatInt(firstV, 10)).Raw("last", strconv.FormatInt(lastV, 10))
-	} else {
-		j.Raw("first", "null").Raw("last", "null")
-	}
-	j.Raw("sum", strconv.FormatInt(sum, 10)).Bool("consecutive", consecutive).Bool("monotonic", monotonic).
-		Num("abandoned", t.Abandoned())
-	if stopped == queue.Incomplete {
-		j.Str("stopped", "incomplete")
-	} else {
-		j.Str("stopped", "end")
-	}
-	if file, off := t.Where(); file != "" {
-		j.Str("file", file).Num("offset", uint64(off))
-	} else {
-		j.Raw("file", "null").Raw("offset", "null")
-	}
-	core.PrintLine(j.Text())
-	return nil
-}
-
 // usageText is the usage, from the registry.
 func usageText() string {
 	var b strings.Builder
@@ -619,10 +338,10 @@ func usageText() string {
          [--samples S] [--warmup W] [--role local|client|server] [--in-fd R --out-fd W]
          [--input FILE] [--work-dir DIR] [--out-dir DIR] (fixtures, for suites that take them)
        wirebench-go golden write|check DIR
-       wirebench-go queue append DIR --entries N [--longs K] [--first V] [--ordering O]
-         [--clock C] [--cycle-size B] [--pause-us U] [--die-mid-entry]
-       wirebench-go queue tail DIR [--follow --expect N] [--timeout S]
 `)
+	for _, s := range suite.All {
+		b.WriteString(s.CommandUsage)
+	}
 	for _, s := range suite.All {
 		fmt.Fprintf(&b, "  suite %s: --case %s --lib %s\n   ", s.Name, strings.Join(s.Cases, "|"),
 			strings.Join(s.LibNames(), "|"))
@@ -667,8 +386,10 @@ func realMain(argv []string) error {
 		return r.Suite.Run(r)
 	case "golden":
 		return goldenCommand(argv)
-	case "queue":
-		return queueCommand(argv)
+	}
+	// A suite's own commands: `queue append DIR ...`.
+	if s := suite.Find(argv[0]); s != nil && s.Command != nil {
+		return s.Command(argv[1:])
 	}
 	return core.Usage("unknown command '%s'", argv[0])
 }

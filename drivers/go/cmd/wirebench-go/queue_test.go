@@ -1,10 +1,8 @@
 package main
 
-// The queue suite as a process: every listed cell's result (TestListedCellsAllRunAndVerify
-// runs them with queueIters and checks them with checkQueueResult), and the `queue append`
-// and `queue tail` commands: round trip across cycle files, a writer dying mid-entry and
-// the recovery after it, a second appender refused, a follower of a live appender, and a
-// damaged file.
+// The queue suite's own commands as processes, `queue append` and `queue tail`: round
+// trip across cycle files, a writer dying mid-entry and the recovery after it, a second
+// appender refused, a follower of a live appender, and a damaged file.
 
 import (
 	"os"
@@ -14,17 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
-
-// queueIters are a queue cell's --iters in the tests: values per run.
-func queueIters(kase string) string {
-	if kase == "bulk" {
-		return "10000"
-	}
-	return "1000"
-}
 
 // queueDir is an empty directory for a queue: on tmpfs where there is one, so that the
 // cells' 64 MiB pretouched files cost memory, not disk writes.
@@ -36,101 +24,6 @@ func queueDir(t *testing.T) string {
 		}
 	}
 	return t.TempDir()
-}
-
-// histogramCount decodes a histogram and returns how many values it holds; it fails
-// unless it has the protocol's range and precision.
-func histogramCount(t *testing.T, what string, v any) int64 {
-	t.Helper()
-	s, _ := v.(string)
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if h.LowestTrackableValue() != 1 || h.HighestTrackableValue() < 3_600_000_000_000 || h.SignificantFigures() != 3 {
-		t.Errorf("%s: range %d..%d, %d digits", what, h.LowestTrackableValue(), h.HighestTrackableValue(),
-			h.SignificantFigures())
-	}
-	return h.TotalCount()
-}
-
-// checkQueueResult checks a queue result of --samples 2 --warmup 1 and queueIters: the
-// metrics, the histograms' counts, the intervals, the check sums of the values 0, 1, 2,
-// ... written across the process, the entries checked, the queue's files.
-func checkQueueResult(t *testing.T, args []string, res map[string]any) {
-	t.Helper()
-	kase, lib := res["case"].(string), res["lib"].(string)
-	iters, _ := strconv.ParseInt(queueIters(kase), 10, 64)
-	metrics, _ := res["metrics"].(map[string]any)
-	timeM, _ := metrics["time"].(map[string]any)
-	if timeM["unit"] != "ns" || text(timeM["iters"]) != strconv.FormatInt(iters, 10) ||
-		len(timeM["samples"].([]any)) != 2 {
-		t.Errorf("%v: time %s", args, text(timeM))
-	}
-	writes := 2 * iters // timed writes
-	if kase == "bulk" {
-		writes = 2
-	}
-	names := []string{"latency"}
-	if kase == "paced" {
-		names = append(names, "service")
-	}
-	if len(metrics) != 1+len(names) {
-		t.Errorf("%v: metrics %s", args, text(metrics))
-	}
-	intervals, _ := res["intervals"].(map[string]any)
-	if len(intervals) != len(names) {
-		t.Errorf("%v: intervals of %d histograms", args, len(intervals))
-	}
-	for _, name := range names {
-		m, _ := metrics[name].(map[string]any)
-		if n := histogramCount(t, name, m["histogram"]); m["unit"] != "ns" || n != writes {
-			t.Errorf("%v: %s holds %d values, want %d", args, name, n, writes)
-		}
-		list, _ := intervals[name].([]any)
-		var n int64
-		for i, item := range list {
-			iv, _ := item.(map[string]any)
-			if text(iv["start_ms"]) != strconv.Itoa(1000*i) || text(iv["length_ms"]) != "1000" {
-				t.Errorf("%v: interval %d: %s", args, i, text(iv))
-			}
-			n += histogramCount(t, name, iv["histogram"])
-		}
-		if len(list) == 0 || n != writes {
-			t.Errorf("%v: %d intervals of %s hold %d values, want %d", args, len(list), name, n, writes)
-		}
-	}
-	// Run 1+k writes the values (1+k)*iters ... (2+k)*iters-1; single's samples are two
-	// runs each (one timed whole, one per write), every one read back.
-	runs := int64(2)
-	if kase == "single" {
-		runs = 4
-	}
-	var want []string
-	for k := int64(1); k <= runs; k++ {
-		want = append(want, strconv.FormatInt(iters*(k*iters)+iters*(iters-1)/2, 10))
-	}
-	if got := text(res["check"]); got != "["+strings.Join(want, ",")+"]" {
-		t.Errorf("%v: check %s, want %v", args, got, want)
-	}
-	entries := (1 + runs) * iters
-	if kase == "bulk" {
-		entries = 1 + runs
-	}
-	if got := text(res["entries_checked"]); got != strconv.FormatInt(entries, 10) {
-		t.Errorf("%v: entries_checked %s, want %d", args, got, entries)
-	}
-	q := text(res["queue"])
-	wantQ := `{"cycle_size":0,"cycles":0}`
-	if lib == "wbq" {
-		wantQ = `{"cycle_size":67108864,"cycles":1}`
-		if res["params"].(map[string]any)["pretouch"] == "on" {
-			wantQ = `{"cycle_size":67108864,"cycles":2}` // and the next file, ahead
-		}
-	}
-	if q != wantQ {
-		t.Errorf("%v: queue %s, want %s", args, q, wantQ)
-	}
 }
 
 // queueRun runs `queue ...` and returns its one JSON line's fields.

@@ -1,10 +1,9 @@
 package main
 
-// The readbytes suite as a process: every listed cell's result on a data file the tests
-// make (TestListedCellsAllRunAndVerify runs them and checks them with
-// checkReadbytesResult), the cells `list` gives, damaged files (cut inside a varint, a
-// wrong tag) and an input that cannot be opened: exit 1 naming the pass, the file, the
-// value or the byte offset.
+// The readbytes suite as a process: a longer run of a cell on a data file the tests make
+// (every pass's value counted), the cells `list` gives, damaged files (cut inside a
+// varint, a wrong tag) and an input that cannot be opened: exit 1 naming the pass, the
+// file, the value or the byte offset.
 
 import (
 	"os"

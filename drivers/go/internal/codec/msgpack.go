@@ -51,7 +51,7 @@ func (m *msgpackLib) Deserialize(in []byte) (uint64, error) {
 // msgpackLogs is a batch's records with a decoder of their own. msgpack v5.4.1 sizes a
 // decoded slice by the count its array header claims, however large: its allocation limit
 // is never applied (decode_slice.go tests the flag with `!= 1`), so a few bytes could ask
-// for ~900 GB (found by FuzzCodecMsgpack). This refuses a count over records.MaxBatch
+// for ~900 GB (found by fuzzing, codec_msgpack). This refuses a count over records.MaxBatch
 // first, then decodes each record as the library would.
 type msgpackLogs []records.Log
 
@@ -83,9 +83,30 @@ type msgpackBatch struct {
 func unmarshalMsgpack(in []byte, v any) error {
 	if logs, ok := v.(*records.Logs); ok {
 		var b msgpackBatch
-		err := msgpack.Unmarshal(in, &b)
+		err := decodeMsgpack(in, &b)
 		logs.Logs = b.Logs
 		return err
 	}
-	return msgpack.Unmarshal(in, v)
+	return decodeMsgpack(in, v)
+}
+
+// decodeMsgpack is msgpack.Unmarshal (its pooled Decoder, the same options), except that
+// a Decoder that failed is dropped, not pooled. msgpack v5.4.1 reads a string or binary
+// value (skipped ones too) into the Decoder's kept buffer, growing it 1 MiB past its
+// capacity while the claimed length is larger, and keeps the grown buffer when the
+// input ends first: every failed decode with a lying length prefix grew a pooled buffer
+// by a quarter, up to the 4 GiB a length can claim. The fuzzing worker, which decodes
+// thousands of such inputs, grew to 14 GB and copied gigabytes per decode until one took
+// over its 10 s limit (codec_msgpack's "hung or terminated unexpectedly"). A decode
+// that succeeds read every byte its buffer holds, so the pooled buffer stays within the
+// inputs' size.
+func decodeMsgpack(in []byte, v any) error {
+	d := msgpack.GetDecoder()
+	d.UsePreallocateValues(true)
+	d.Reset(bytes.NewReader(in))
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	msgpack.PutDecoder(d)
+	return nil
 }

@@ -131,7 +131,7 @@ func findLib(name string) *Lib {
 func coreLibs() []core.Lib {
 	libs := make([]core.Lib, len(Libs))
 	for i, l := range Libs {
-		libs[i] = core.Lib{Name: l.Name, Versions: l.Versions, Supports: map[string][]string{
+		libs[i] = core.Lib{Name: l.Name, Format: l.Format, Versions: l.Versions, Supports: map[string][]string{
 			"buffer": l.Buffers, "strings": l.Strings, "validation": l.Validations,
 			"packing": Libs[i].Packings()}}
 	}

@@ -60,6 +60,9 @@ func (p Params) Get(name string) string {
 // library registry has its factory.
 type Lib struct {
 	Name string
+	// Format is the encoding a codec library writes (json, msgpack, ...): the key
+	// `list` gives after "lib"; "" in the suites that have none.
+	Format string
 	// Supports narrows parameters' legal values for this library (capnp's compressions),
 	// in the order of `list`; a parameter not named takes all of its suite's values.
 	Supports map[string][]string
@@ -101,6 +104,11 @@ type Suite struct {
 	Run func(r *Run) error
 	// Golden is the suite's `golden write|check DIR`, if it has golden files.
 	Golden *Golden
+	// Command is the suite's own commands, `DRIVER <suite> ARGS...` (queue append|tail),
+	// given ARGS; a bad command line is a UsageError. Optional. CommandUsage is its lines
+	// of the usage text, each ending in a newline.
+	Command      func(args []string) error
+	CommandUsage string
 }
 
 // Lib returns the suite's library called name, or nil.
@@ -155,7 +163,9 @@ func (s *Suite) CaseParams(kase string) []Param {
 // Cell is one line of `list`.
 type Cell struct {
 	Suite, Case, Lib string
-	Params           Params
+	// Format is the library's Format.
+	Format string
+	Params Params
 }
 
 // Cells are the suite's cells in the order of `list`: case, library, then every
@@ -171,7 +181,7 @@ func (s *Suite) Cells() []Cell {
 			product = func(p Params) {
 				if len(p) == len(params) {
 					if s.Refuse == nil || s.Refuse(lib, p) == nil {
-						cells = append(cells, Cell{s.Name, kase, lib.Name, slices.Clone(p)})
+						cells = append(cells, Cell{s.Name, kase, lib.Name, lib.Format, slices.Clone(p)})
 					}
 					return
 				}

@@ -44,11 +44,13 @@ var Suite = &core.Suite{
 		{Name: "pretouch", Values: []string{on, off}},
 		{Name: "rate", Values: rateNames(), Cases: []string{paced}},
 	},
-	Libs:     coreLibs(),
-	Fixtures: []string{"work-dir", "out-dir"},
-	Refuse:   refuse,
-	Prepare:  prepare,
-	Run:      run,
+	Libs:         coreLibs(),
+	Fixtures:     []string{"work-dir", "out-dir"},
+	Refuse:       refuse,
+	Prepare:      prepare,
+	Run:          run,
+	Command:      command,
+	CommandUsage: commandUsage,
 }
 
 func rateNames() []string {

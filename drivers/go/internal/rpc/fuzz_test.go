@@ -1,9 +1,10 @@
 package rpc
 
-// Fuzz targets of the server side (drivers/go/fuzz/README.md): the input is the stream a
-// server reads on its pipe, fed to serve, the loop `--role server` runs. `go test` replays
-// the seeds (the golden messages of every language) and testdata/fuzz; scripts/fuzz.sh
-// fuzzes each target for a while.
+// The fuzz target of the server side (drivers/go/fuzz/README.md), one for every library
+// of the registry: the input is the stream a server reads on its pipe, fed to serve, the
+// loop `--role server` runs. The library is the environment's WIREBENCH_FUZZ_TARGET,
+// rpc_<lib> (scripts/fuzz.sh sets it); without it, `go test` serves every seed of every
+// library, and every named regression in testdata/fuzz/FuzzRPC, with every library.
 
 import (
 	"bytes"
@@ -17,10 +18,10 @@ import (
 	"strings"
 	"testing"
 
-	"capnproto.org/go/capnp/v3/packed"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"wirebench/drivers/go/internal/core"
+	"wirebench/drivers/go/internal/rng"
 )
 
 // goldenRoot holds every language's golden files (testdata/golden/<lang>).
@@ -41,53 +42,28 @@ func fuzzCell(lib *Lib, sel byte) (kase, compression string, reuse bool) {
 	return Cases[int(sel&3)%len(Cases)], lib.Compressions[int(sel>>2&1)%len(lib.Compressions)], sel&8 == 0
 }
 
-// splitStream splits a pipe stream of lib into its messages, each framed (and packed) as
-// on the pipe; it stops at the first that does not parse.
-func splitStream(lib, compression string, s []byte) [][]byte {
-	var out [][]byte
-	switch {
-	case lib == "capnp" && compression == "packed":
-		unpacked, err := packed.Unpack(nil, s)
-		if err != nil {
-			return nil
+// requests are the first n requests of lib's generator in a cell, each framed (and
+// packed) as on the pipe: Send writes one and flushes it.
+func requests(t testing.TB, lib *Lib, kase, compression string, n int) [][]byte {
+	var out bytes.Buffer
+	c, g := newConn(eof{}, &out), rng.New()
+	impl := lib.New(kase, compression, true)
+	var messages [][]byte
+	for range n {
+		start := out.Len()
+		if _, err := impl.Send(&g, c); err != nil {
+			t.Fatalf("%s %s %s: %v", lib.Name, kase, compression, err)
 		}
-		for _, m := range splitStream(lib, "none", unpacked) {
-			out = append(out, packed.Pack(nil, m))
-		}
-	case lib == "capnp":
-		r := bytes.NewReader(s)
-		for {
-			m, err := readFrame(r, nil)
-			if err != nil {
-				break
-			}
-			out = append(out, m)
-		}
-	case lib == "protobuf":
-		for len(s) > 0 {
-			n, k := protowire.ConsumeVarint(s)
-			if k < 0 || n > uint64(len(s)-k) {
-				break
-			}
-			out = append(out, s[:k+int(n)])
-			s = s[k+int(n):]
-		}
-	case lib == "null":
-		for len(s) >= 4 {
-			n := uint64(binary.LittleEndian.Uint32(s))
-			if n > uint64(len(s)-4) {
-				break
-			}
-			out = append(out, s[:4+n])
-			s = s[4+n:]
-		}
+		messages = append(messages, bytes.Clone(out.Bytes()[start:]))
 	}
-	return out
+	return messages
 }
 
-// serverSeeds are the seeds of lib's target: from every language's golden requests, the
-// first two messages alone (reuse), and the whole stream where it is small (no-reuse);
-// then framing edge cases: a clean end, a size prefix over the limit.
+// serverSeeds are the seeds of lib's target: every language's golden request streams
+// where small (no-reuse); of 100 requests of the generator in every cell, the first two
+// (the golden files' first messages) and the two smallest (the golden catrank messages
+// are large), each alone; then framing edge cases: a clean end, a size prefix over the
+// limit.
 func serverSeeds(t testing.TB, lib *Lib) [][]byte {
 	langs, err := os.ReadDir(goldenRoot)
 	if err != nil {
@@ -107,36 +83,18 @@ func serverSeeds(t testing.TB, lib *Lib) [][]byte {
 			for c, compression := range lib.Compressions {
 				name := fmt.Sprintf("%s.%s.%s.requests", kase, lib.Name, compression)
 				stream, err := os.ReadFile(filepath.Join(goldenRoot, lang.Name(), name))
-				if err != nil {
-					continue // this language has no such file
-				}
-				messages := splitStream(lib.Name, compression, stream)
-				if len(messages) == 0 {
-					t.Fatalf("%s/%s: no message", lang.Name(), name)
-				}
-				for _, m := range messages[:min(2, len(messages))] {
-					add(selector(k, c, true), m)
-				}
-				if len(stream) <= 64<<10 {
+				if err == nil && len(stream) <= 64<<10 {
 					add(selector(k, c, false), stream)
 				}
 			}
 		}
 	}
-	if len(seeds) == 0 {
-		t.Fatalf("no golden requests of %s in %s", lib.Name, goldenRoot)
-	}
-	// The golden catrank messages are large (up to 999 results): the smallest requests
-	// of a longer run of the generator too, in every cell.
 	for k, kase := range Cases {
 		for c, compression := range lib.Compressions {
-			var stream bytes.Buffer
-			if _, err := writeRequests(lib.New(kase, compression, true), 100, &stream); err != nil {
-				t.Fatal(err)
-			}
-			messages := splitStream(lib.Name, compression, stream.Bytes())
+			messages := requests(t, lib, kase, compression, 100)
+			first := slices.Clone(messages[:2])
 			slices.SortStableFunc(messages, func(a, b []byte) int { return len(a) - len(b) })
-			for _, m := range messages[:2] {
+			for _, m := range append(first, messages[:2]...) {
 				add(selector(k, c, true), m)
 				add(selector(k, c, false), m)
 			}
@@ -176,32 +134,45 @@ func fuzzServe(t *testing.T, lib *Lib, data []byte) {
 // requests of every case cover the same code. TestServerSeedsAreAnswered still serves them.
 const maxSeed = 16 << 10
 
-func fuzzServer(f *testing.F, name string) {
-	lib := findLib(name)
-	for _, s := range serverSeeds(f, lib) {
-		if len(s) <= maxSeed {
-			f.Add(s)
+// fuzzLibs are the libraries FuzzRPC serves with: the one WIREBENCH_FUZZ_TARGET names
+// (rpc_<lib>, a "-" in its name as "_"), or every library.
+func fuzzLibs(f *testing.F) []*Lib {
+	if name, ok := strings.CutPrefix(os.Getenv("WIREBENCH_FUZZ_TARGET"), "rpc_"); ok {
+		var l *Lib
+		for i := range Libs {
+			if strings.ReplaceAll(Libs[i].Name, "-", "_") == name {
+				l = &Libs[i]
+			}
 		}
+		if l == nil {
+			f.Fatalf("WIREBENCH_FUZZ_TARGET: no rpc library %q", name)
+		}
+		return []*Lib{l}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzServe(t, lib, data) })
+	libs := make([]*Lib, len(Libs))
+	for i := range Libs {
+		libs[i] = &Libs[i]
+	}
+	return libs
 }
 
-func FuzzServerCapnp(f *testing.F)    { fuzzServer(f, "capnp") }
-func FuzzServerProtobuf(f *testing.F) { fuzzServer(f, "protobuf") }
-func FuzzServerNull(f *testing.F)     { fuzzServer(f, "null") }
-
-// Every library has its target.
-func TestEveryLibHasAServerFuzzTarget(t *testing.T) {
-	targets := map[string]bool{"capnp": true, "protobuf": true, "null": true}
-	for _, l := range Libs {
-		if !targets[l.Name] {
-			t.Errorf("lib %s has no Fuzz target in fuzz_test.go", l.Name)
+func FuzzRPC(f *testing.F) {
+	libs := fuzzLibs(f)
+	for _, lib := range libs {
+		for _, s := range serverSeeds(f, lib) {
+			if len(s) <= maxSeed {
+				f.Add(s)
+			}
 		}
 	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, lib := range libs {
+			fuzzServe(t, lib, data)
+		}
+	})
 }
 
-// The golden messages split as the seeds need, and every one is answered: the seeds are
-// the real thing, not refusals.
+// The seeds are answered: they are the real thing, not refusals.
 func TestServerSeedsAreAnswered(t *testing.T) {
 	for i := range Libs {
 		lib := &Libs[i]
