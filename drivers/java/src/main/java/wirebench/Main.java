@@ -9,10 +9,11 @@ import java.util.Map;
 
 /**
  * wirebench-java: the Java driver. Implements docs/protocol.md (commands info, list, run,
- * golden, and queue for the wbq queue itself) on the registry of suites (Suites). The command
- * line knows no suite: `run` looks the suite up, validates the cell against the suite's
- * registry entry (cases, libraries, parameters and the cases that take them, their legal
- * values, the fixtures it takes), then hands the validated Run to the suite.
+ * golden, and a suite's own command, Suite.command: queue append|tail) on the registry of
+ * suites (Suites). The command line knows no suite: `run` looks the suite up, validates the
+ * cell against the suite's registry entry (cases, libraries, parameters and the cases that
+ * take them, their legal values, the fixtures it takes), then hands the validated Run to the
+ * suite.
  */
 public final class Main {
   private Main() {}
@@ -313,11 +314,12 @@ public final class Main {
                 + " [--in-fd R --out-fd W]\n"
                 + "         [--input FILE] [--work-dir DIR] [--out-dir DIR]"
                 + " (fixtures, for suites that take them)\n"
-                + "       wirebench-java golden write|check DIR\n"
-                + "       wirebench-java queue append DIR --entries N [--longs K] [--first V]"
-                + " [--ordering release|seqcst]\n"
-                + "         [--clock mono] [--cycle-size B] [--pause-us U] [--die-mid-entry]\n"
-                + "       wirebench-java queue tail DIR [--follow --expect N] [--timeout S]\n");
+                + "       wirebench-java golden write|check DIR\n");
+    for (Suite<?> s : Suites.ALL) {
+      if (s.command() != null) {
+        b.append(s.command().usage());
+      }
+    }
     for (Suite<?> s : Suites.ALL) {
       b.append("  suite ")
           .append(s.name)
@@ -360,12 +362,12 @@ public final class Main {
       case "golden":
         golden(argv);
         return;
-      case "queue":
-        // The wbq queue itself, for the interoperability and crash tests (docs/protocol.md).
-        wirebench.queue.QueueCommand.run(argv.subList(1, argv.size()));
-        return;
       default:
-        throw new Usage("unknown command '" + command + "'");
+        Suite<?> s = Suites.find(command);
+        if (s == null || s.command() == null) {
+          throw new Usage("unknown command '" + command + "'");
+        }
+        s.command().run(argv.subList(1, argv.size()));
     }
   }
 

@@ -59,6 +59,11 @@ public abstract class Suite<L extends Suite.Lib> {
       this.versions = versions;
     }
 
+    /** What this library's lines of `list` say after "lib" (codec: its format); nothing here. */
+    public Json listFields() {
+      return new Json();
+    }
+
     /** The values of `p` this library supports, in the order of `list`. */
     public final List<String> values(Param p) {
       return supports.getOrDefault(p.name, p.values);
@@ -192,6 +197,20 @@ public abstract class Suite<L extends Suite.Lib> {
     return null;
   }
 
+  /** A suite's own command, `DRIVER <suite> ARGS...` (queue append|tail). */
+  public interface Command {
+    /** Runs it on ARGS, the words after the suite's name. */
+    void run(List<String> args) throws Failure, Usage;
+
+    /** Its lines of the usage text, each ending in a newline. */
+    String usage();
+  }
+
+  /** The suite's own command, or null if it has none. */
+  public Command command() {
+    return null;
+  }
+
   /**
    * The lines of `list` for this suite: case, library, then every parameter of the case in its
    * order with the values the library supports, less what {@link #refuse} refuses.
@@ -215,6 +234,7 @@ public abstract class Suite<L extends Suite.Lib> {
                 .str("suite", name)
                 .str("case", kase)
                 .str("lib", lib.name)
+                .fields(lib.listFields())
                 .raw("params", Json.pairs(p))
                 .text());
       }

@@ -39,6 +39,27 @@ class CliTest {
     }
   }
 
+  /** A codec line names its library's format after "lib"; no other suite's line has one. */
+  @Test
+  void codecLinesNameTheirLibrarysFormat() throws Exception {
+    List<String> lines = Driver.run("list").lines();
+    for (wirebench.codec.CodecSuite.CodecLib lib : wirebench.codec.CodecSuite.SUITE.libs) {
+      String want =
+          "\"lib\": \"" + lib.name + "\", \"format\": \"" + lib.format + "\", \"params\": {";
+      assertTrue(lines.stream().anyMatch(l -> l.contains(want)), want);
+    }
+    for (String line : lines) {
+      assertEquals(
+          line.startsWith("{\"suite\": \"codec\", "), line.contains("\"format\": "), line);
+    }
+    assertTrue(
+        lines.contains(
+            "{\"suite\": \"codec\", \"case\": \"log\", \"lib\": \"jackson\", \"format\": "
+                + "\"json\", \"params\": {\"buffer\": \"reused\", \"strings\": \"owned\", "
+                + "\"validation\": \"validated\", \"packing\": \"unpacked\"}}"),
+        "jackson's first cell");
+  }
+
   @Test
   void infoNamesTheDriverItsSuitesAndVersions() throws Exception {
     Driver.Result r = Driver.run("info");
@@ -228,5 +249,22 @@ class CliTest {
     Driver.Result r = Driver.run("frobnicate");
     assertEquals(2, r.status, r.toString());
     assertEquals("unknown command 'frobnicate'", r.usageError());
+    // A suite without a command of its own is no command.
+    assertEquals("unknown command 'codec'", Driver.run("codec", "x").usageError());
+  }
+
+  /** The usage names a suite's own command (queue's, through Suite.command) after golden. */
+  @Test
+  void theUsageHasTheSuitesOwnCommands() throws Exception {
+    String usage = Driver.run("frobnicate").stderr;
+    assertTrue(
+        usage.contains(
+            "       wirebench-java golden write|check DIR\n"
+                + "       wirebench-java queue append DIR --entries N"),
+        usage);
+    assertTrue(
+        usage.contains(
+            "       wirebench-java queue tail DIR [--follow --expect N] [--timeout S]\n"),
+        usage);
   }
 }

@@ -6,12 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Runs the driver as the harness does: through the launcher drivers/java/wirebench-java
@@ -150,39 +145,6 @@ public final class Driver {
     return rest.substring(0, end);
   }
 
-  /** The cell parameters of a line of `list`, in their order. */
-  public static Map<String, String> params(String line) {
-    String pat = "\"params\": {";
-    String body = line.substring(line.indexOf(pat) + pat.length(), line.indexOf('}'));
-    Map<String, String> out = new LinkedHashMap<>();
-    Matcher m = Pattern.compile("\"([^\"]+)\": \"([^\"]*)\"").matcher(body);
-    while (m.find()) {
-      out.put(m.group(1), m.group(2));
-    }
-    return out;
-  }
-
-  /** The object that follows `"key": ` in a JSON line (no nested objects inside it). */
-  public static String object(String line, String key) {
-    String pat = "\"" + key + "\": {";
-    int at = line.indexOf(pat);
-    if (at < 0) {
-      throw new AssertionError(key + " not in " + line);
-    }
-    return line.substring(at + pat.length() - 1, line.indexOf('}', at) + 1);
-  }
-
-  /** A JSON list of integers. */
-  public static List<Long> longs(String list) {
-    List<Long> out = new ArrayList<>();
-    for (String v : list.replaceAll("[\\[\\] ]", "").split(",")) {
-      if (!v.isEmpty()) {
-        out.add(Long.parseLong(v));
-      }
-    }
-    return out;
-  }
-
   /** The data lines of a file of testdata/rpc (no blank lines, no comments). */
   public static List<String> rpcData(String name) throws IOException {
     List<String> out = new ArrayList<>();
@@ -190,22 +152,6 @@ public final class Driver {
       if (!l.isBlank() && !l.startsWith("#")) {
         out.add(l.trim());
       }
-    }
-    return out;
-  }
-
-  /** testdata/rpc/checks.json: case -> (iterations -> digest). */
-  public static Map<String, Map<Long, Long>> checks() throws IOException {
-    String text = Files.readString(TESTDATA.resolve("rpc/checks.json"));
-    Map<String, Map<Long, Long>> out = new HashMap<>();
-    Matcher m = Pattern.compile("\"(\\w+)\": \\{([^}]*)\\}").matcher(text);
-    while (m.find()) {
-      Map<Long, Long> digests = new HashMap<>();
-      Matcher p = Pattern.compile("\"(\\d+)\": (-?\\d+)").matcher(m.group(2));
-      while (p.find()) {
-        digests.put(Long.parseLong(p.group(1)), Long.parseLong(p.group(2)));
-      }
-      out.put(m.group(1), digests);
     }
     return out;
   }

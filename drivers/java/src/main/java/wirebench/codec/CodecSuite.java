@@ -81,6 +81,11 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
       this.packedFactory = packedFactory;
     }
 
+    @Override
+    public Json listFields() {
+      return new Json().str("format", format);
+    }
+
     /** The Codec of a cell: `reuse` its buffer, `packed` its packing. */
     Codec<?> make(String kase, boolean reuse, boolean packed) {
       return (packed ? packedFactory : factory).make(kase, reuse);

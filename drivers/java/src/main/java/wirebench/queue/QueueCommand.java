@@ -11,23 +11,32 @@ import java.util.concurrent.locks.LockSupport;
 import wirebench.Failure;
 import wirebench.Json;
 import wirebench.Output;
+import wirebench.Suite;
 import wirebench.Usage;
 
 /**
  * `queue append DIR ...` and `queue tail DIR ...` (docs/protocol.md): the wbq queue itself,
- * for the interoperability and crash tests, with Wbq's appender and tailer.
+ * for the interoperability and crash tests, with Wbq's appender and tailer: the queue suite's
+ * own command (Suite.command).
  */
-public final class QueueCommand {
-  private QueueCommand() {}
-
+final class QueueCommand implements Suite.Command {
   private static final List<String> APPEND_FLAGS =
       List.of("entries", "longs", "first", "ordering", "clock", "cycle-size", "pause-us");
   private static final List<String> TAIL_FLAGS = List.of("expect", "timeout");
   /** Flags without a value. */
   private static final List<String> SWITCHES = List.of("die-mid-entry", "follow");
 
+  @Override
+  public String usage() {
+    return "       wirebench-java queue append DIR --entries N [--longs K] [--first V]"
+        + " [--ordering release|seqcst]\n"
+        + "         [--clock mono] [--cycle-size B] [--pause-us U] [--die-mid-entry]\n"
+        + "       wirebench-java queue tail DIR [--follow --expect N] [--timeout S]\n";
+  }
+
   /** `argv`: the words after `queue`. */
-  public static void run(List<String> argv) throws Failure, Usage {
+  @Override
+  public void run(List<String> argv) throws Failure, Usage {
     if (argv.isEmpty()) {
       throw new Usage("queue: missing subcommand (append or tail)");
     }

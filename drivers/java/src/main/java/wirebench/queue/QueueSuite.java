@@ -119,6 +119,12 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
         List.of("work-dir", "out-dir"));
   }
 
+  /** `queue append|tail DIR ...`: the wbq queue itself (QueueCommand). */
+  @Override
+  public Command command() {
+    return new QueueCommand();
+  }
+
   /** A paced cell runs its library's default variant: the first value of each parameter. */
   @Override
   public String refuse(String kase, QueueLib lib, Map<String, String> params) {

@@ -1,32 +1,32 @@
 package wirebench.codec;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import wirebench.Failure;
 import wirebench.fuzz.Mutator;
+import wirebench.fuzz.Targets;
 
 /**
- * Fuzz targets of the codec decoders (fuzz/README.md), one per library of the codec suite: the
- * input, after one selector byte, goes to the library's deserialize, as `golden check` feeds a
- * foreign golden file (Loops.deserialize), followed by the answer check `golden check` runs on
- * a success (Records.diff against the case's records); for the libraries with access (null,
- * capnp, flatbuffers) the selector may choose access instead (Loops.access), and for a library
- * with a packed encoding (capnp) its packed cell's decoder. The selector: byte % 2 the case
+ * The fuzz target of the codec decoders (fuzz/README.md), one per library of the codec suite's
+ * registry (Targets: WIREBENCH_FUZZ_LIB picks the library): the input, after one selector byte,
+ * goes to the library's deserialize, as `golden check` feeds a foreign golden file
+ * (Loops.deserialize), followed by the answer check `golden check` runs on a success
+ * (Records.diff against the case's records); for a library with access (a zero-copy view) the
+ * selector may choose access instead (Loops.access), and for a library with a packed encoding
+ * (capnp) its packed cell's decoder. The selector: byte % 2 the case
  * (log, logs), (byte / 2) % 2 == 1 access, (byte / 4) % 2 == 1 packed.
  *
  * <p>A clean error is a {@link Failure}; any other throwable, or an allocation over {@link
  * Mutator#allocationBound}, is a finding.
  */
-class CodecFuzzTest {
+public class CodecFuzzTest {
   private static final Map<String, Codec<?>> CODECS = new ConcurrentHashMap<>();
   private static final Map<String, List<Log>> RECORDS = new ConcurrentHashMap<>();
 
@@ -64,65 +64,30 @@ class CodecFuzzTest {
     }
   }
 
-  @FuzzTest(maxDuration = "60s")
-  void nullLib(byte[] data) {
-    decode("null", data);
+  /** The target (Targets): the input to the library WIREBENCH_FUZZ_LIB names, or to each. */
+  @FuzzTest
+  void decode(byte[] data) {
+    for (String lib : Targets.libs(CodecSuite.SUITE)) {
+      decode(lib, data);
+    }
   }
 
-  @FuzzTest(maxDuration = "60s")
-  void jackson(byte[] data) {
-    decode("jackson", data);
+  static List<String> libs() {
+    return CodecSuite.SUITE.libNames();
   }
 
-  @FuzzTest(maxDuration = "60s")
-  void dslJson(byte[] data) {
-    decode("dsl-json", data);
-  }
-
-  @FuzzTest(maxDuration = "60s")
-  void protobuf(byte[] data) {
-    decode("protobuf", data);
-  }
-
-  @FuzzTest(maxDuration = "60s")
-  void capnp(byte[] data) {
-    decode("capnp", data);
-  }
-
-  @FuzzTest(maxDuration = "60s")
-  void flatbuffers(byte[] data) {
-    decode("flatbuffers", data);
-  }
-
-  @FuzzTest(maxDuration = "60s")
-  void msgpack(byte[] data) {
-    decode("msgpack-java", data);
-  }
-
-  @FuzzTest(maxDuration = "60s")
-  void kryo(byte[] data) {
-    decode("kryo", data);
-  }
-
-  /** Mutants of each target's committed corpus per short run (seeded, see Mutator). */
+  /** Mutants of each library's seeds and the named regressions per short run (see Mutator). */
   static final int SHORT_RUN = 10_000;
 
   @ParameterizedTest
-  @CsvSource({
-    "null,nullLib", "jackson,jackson", "dsl-json,dslJson", "protobuf,protobuf", "capnp,capnp",
-    "flatbuffers,flatbuffers", "msgpack-java,msgpack", "kryo,kryo"
-  })
-  void shortRun(String lib, String method) throws Exception {
-    Mutator.run(
-        "codec " + lib, Mutator.corpus(CodecFuzzTest.class, method), SHORT_RUN, d -> decode(lib, d));
+  @MethodSource("libs")
+  void shortRun(String lib) throws Exception {
+    List<byte[]> inputs = new ArrayList<>(seeds(lib).values());
+    inputs.addAll(Mutator.regressions(CodecFuzzTest.class, "decode"));
+    Mutator.run("codec " + lib, inputs, SHORT_RUN, d -> decode(lib, d));
   }
 
   // ---- the seeds --------------------------------------------------------------------------
-
-  private static final String[][] TARGETS = {
-    {"null", "nullLib"}, {"jackson", "jackson"}, {"dsl-json", "dslJson"}, {"protobuf", "protobuf"},
-    {"capnp", "capnp"}, {"flatbuffers", "flatbuffers"}, {"msgpack-java", "msgpack"}, {"kryo", "kryo"}
-  };
 
   /** The library's encoding of `records` in case `kase`, as its serialize writes it. */
   private static <N> byte[] encode(Codec<N> codec, List<Log> records) throws Exception {
@@ -138,28 +103,26 @@ class CodecFuzzTest {
   }
 
   /**
-   * Writes the seed corpus of every target: the case log's golden encoding (the library's
+   * The seeds of a library's target, by name: the case log's golden encoding (the library's
    * encoding of the record, as `golden write` makes it) and a batch of the case logs' first 3
    * records (the whole golden batch of 1000 would make slow seeds), for deserialize and, where
-   * the library has it, access. Run on purpose only: mvn test -Dtest=CodecFuzzTest#writeSeeds
-   * -Dwirebench.fuzz.seeds=write.
+   * the library has it, access.
    */
-  @Test
-  @EnabledIfSystemProperty(named = "wirebench.fuzz.seeds", matches = "write")
-  void writeSeeds() throws Exception {
-    Path root = Path.of("src/test/resources/wirebench/codec/CodecFuzzTestInputs");
-    for (String[] t : TARGETS) {
-      Path dir = root.resolve(t[1]);
-      Files.createDirectories(dir);
-      CodecSuite.CodecLib lib = CodecSuite.SUITE.lib(t[0]);
+  public static Map<String, byte[]> seeds(String name) {
+    CodecSuite.CodecLib lib = CodecSuite.SUITE.lib(name);
+    Map<String, byte[]> seeds = new LinkedHashMap<>();
+    try {
       byte[] log = encode(lib.factory.make("log", true), Records.records("log"));
       byte[] logs = encode(lib.factory.make("logs", true), Records.records("logs").subList(0, 3));
-      Files.write(dir.resolve("log"), withSelector(0, log));
-      Files.write(dir.resolve("logs-3"), withSelector(1, logs));
+      seeds.put("log", withSelector(0, log));
+      seeds.put("logs-3", withSelector(1, logs));
       if (lib.access) {
-        Files.write(dir.resolve("log-access"), withSelector(2, log));
-        Files.write(dir.resolve("logs-3-access"), withSelector(3, logs));
+        seeds.put("log-access", withSelector(2, log));
+        seeds.put("logs-3-access", withSelector(3, logs));
       }
+    } catch (Exception e) {
+      throw new IllegalStateException("codec " + name + ": its seeds: " + e, e);
     }
+    return seeds;
   }
 }

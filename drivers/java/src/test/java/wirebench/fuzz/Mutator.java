@@ -13,8 +13,7 @@ import java.util.stream.Stream;
 
 /**
  * The seeded random-mutation fuzzer of the short runs inside `mvn test` (fuzz/README.md): a
- * fixed-seed java.util.Random mutates the committed corpus of a target (the inputs Jazzer
- * replays) with bit flips, byte insertions and deletions, truncations, splices, interesting
+ * fixed-seed java.util.Random mutates a target's seeds and named regressions with bit flips, byte insertions and deletions, truncations, splices, interesting
  * bytes and edits of 32-bit and varint length fields, and feeds every mutant to the target. The
  * same seed gives the same inputs on every machine: a failure names the seed and the iteration,
  * and {@link #mutant} rebuilds that input.
@@ -25,22 +24,25 @@ public final class Mutator {
   /** The seed of every short run. */
   public static final long SEED = 0x77697265_62656e63L;
 
-  /** A target's corpus: the files of src/test/resources/<its Inputs folder>, in name order. */
-  public static List<byte[]> corpus(Class<?> test, String method) throws IOException {
+  /**
+   * A target's named regressions: the files of src/test/resources/<its Inputs folder>/<method>
+   * (the inputs Jazzer replays in `mvn test`), in name order; none if there is no folder.
+   */
+  public static List<byte[]> regressions(Class<?> test, String method) throws IOException {
     Path dir =
         Path.of("src/test/resources")
             .resolve(test.getName().replace('.', '/') + "Inputs")
             .resolve(method);
-    List<byte[]> seeds = new ArrayList<>();
+    List<byte[]> inputs = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return inputs;
+    }
     try (Stream<Path> files = Files.list(dir)) {
       for (Path p : files.sorted().toArray(Path[]::new)) {
-        seeds.add(Files.readAllBytes(p));
+        inputs.add(Files.readAllBytes(p));
       }
     }
-    if (seeds.isEmpty()) {
-      throw new IOException(dir + ": no seeds");
-    }
-    return seeds;
+    return inputs;
   }
 
   private static final int[] INTERESTING = {
@@ -151,6 +153,9 @@ public final class Mutator {
    * target's own clean errors, which it swallows) fails naming the seed and iteration.
    */
   public static long run(String name, List<byte[]> seeds, int iterations, Consumer<byte[]> target) {
+    if (seeds.isEmpty()) {
+      throw new AssertionError(name + ": no seeds");
+    }
     for (int i = 0; i < seeds.size(); ++i) {
       try {
         target.accept(seeds.get(i));

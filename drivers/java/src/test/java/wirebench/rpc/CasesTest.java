@@ -38,7 +38,7 @@ class CasesTest {
 
   @Test
   void theLocalModesOfEveryLibraryGiveTheDigests() throws Exception {
-    // The loops in-process (the launcher's runs are CellsTest): object and bytes, 20
+    // The loops in-process (the harness judges the launcher's runs): object and bytes, 20
     // iterations from a fresh generator, against the sum of testdata/rpc's answers.
     for (String kase : RpcSuite.CASES) {
       long digest = 0;
