@@ -412,8 +412,15 @@ TEST(Golden, CheckPassesOnTestdata) {
   for (const auto& name : codecGoldenNames()) {
     EXPECT_NE(r.out.find("{\"file\": \"" + name + "\", \"libs\": ["), std::string::npos) << name;
   }
-  EXPECT_NE(r.out.find("{\"file\": \"logs.json\", \"libs\": [\"rapidjson\", \"simdjson\", "
-                       "\"nlohmann-json\"], \"records\": 1000, \"same_bytes\": true, \"ok\": true}"),
+  // logs.json is read by every JSON library the registry has.
+  std::string jsonLibs;
+  for (const wb::codec::CodecLib& lib : wb::codec::libs()) {
+    if (lib.format == "json" && lib.has(wb::codec::Op::deserialize)) {
+      jsonLibs += (jsonLibs.empty() ? "\"" : ", \"") + lib.name + "\"";
+    }
+  }
+  EXPECT_NE(r.out.find("{\"file\": \"logs.json\", \"libs\": [" + jsonLibs +
+                       "], \"records\": 1000, \"same_bytes\": true, \"ok\": true}"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("skipped"), std::string::npos) << r.out;

@@ -9,8 +9,8 @@
 //   registry.cpp     the suite's registry entry: cases, parameters, libraries (one line each)
 //   suite.cpp        its run: each measured operation timed, then its allocations counted
 //   golden.cpp       `golden write|check DIR` for the codec files (<case>.<format>)
-//   null.cpp, rapidjson.cpp, simdjson.cpp, nlohmann.cpp, protobuf.cpp, capnp.cpp,
-//   flatbuffers.cpp, msgpack.cpp: one file per library, the library's work only
+//   <lib>.cpp        one file per library (registry.cpp lists them), the library's work
+//                    only
 #pragma once
 
 #include <cstdint>
