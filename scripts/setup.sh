@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-compiler
               libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev
-              libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev
+              libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev libjsoncpp-dev
               valgrind  # valgrind: `wirebench run --measure instructions`
               clang gdc ldc  # the readbytes suite's other compilers (C++ and D)
               lld  # ld.lld: the native drivers' links and their layout variants (wirebench/drivers.py)

@@ -15,9 +15,9 @@ namespace wb::codec {
 
 // The factories, each defined in its library's file, and the versions they report.
 CodecFactory makeNull, makeRapidjson, makeSimdjson, makeNlohmann, makeProtobuf, makeCapnp,
-    makeFlatbuffers, makeMsgpack;
+    makeFlatbuffers, makeMsgpack, makeJsoncpp;
 std::string rapidjsonVersion(), simdjsonVersion(), nlohmannVersion(), flatbuffersVersion(),
-    msgpackVersion();
+    msgpackVersion(), jsoncppVersion();
 
 namespace {
 constexpr Op P = Op::populate, S = Op::serialize, D = Op::deserialize, A = Op::access;
@@ -38,6 +38,9 @@ const std::vector<CodecLib>& libs() {
       // dump() always returns a new string: no reused buffer.
       {"nlohmann-json", "json", {P, S, D}, {"fresh"}, {"owned"}, {"validated"}, &makeNlohmann,
        {{"nlohmann-json", nlohmannVersion()}}},
+      // Parse only: its objects sort their keys. Its buffer variant is a placeholder.
+      {"jsoncpp", "json", {D}, {"reused"}, {"owned"}, {"validated"}, &makeJsoncpp,
+       {{"jsoncpp", jsoncppVersion()}}},
       {"protobuf", "protobuf", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"},
        &makeProtobuf, {{"protobuf", rpc::protobufVersion()}}},
       {"capnp", "capnp", {P, S, D, A}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
