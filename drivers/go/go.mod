@@ -8,6 +8,7 @@ require (
 	github.com/bytedance/sonic v1.15.5
 	github.com/goccy/go-json v0.12.0
 	github.com/google/flatbuffers v25.12.19+incompatible
+	github.com/json-iterator/go v1.1.12
 	github.com/planetscale/vtprotobuf v0.6.0
 	github.com/tinylib/msgp v1.6.5
 	github.com/vmihailenco/msgpack/v5 v5.4.1
@@ -21,6 +22,8 @@ require (
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/colega/zeropool v0.0.0-20230505084239-6fb4a4f75381 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
+	github.com/modern-go/concurrent v0.0.0-20180228061459-e0a39a4cb421 // indirect
+	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect

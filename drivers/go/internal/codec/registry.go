@@ -87,6 +87,8 @@ var Libs = []Lib{
 	{"encoding-json", "json", both, ownedOnly, parsed, nil, newEncodingJSON},
 	{"go-json", "json", both, ownedOnly, parsed, core.LibVersion("go-json", "github.com/goccy/go-json"), newGoJSON},
 	{"sonic", "json", both, ownedOrBorrowed, parsed, core.LibVersion("sonic", "github.com/bytedance/sonic"), newSonic},
+	{"json-iterator", "json", both, ownedOnly, parsed,
+		core.LibVersion("json-iterator", "github.com/json-iterator/go"), newJSONIterator},
 	{"protobuf", "protobuf", both, ownedOnly, parsed, core.LibVersion("protobuf", "google.golang.org/protobuf"),
 		newProtobuf},
 	{"vtprotobuf", "protobuf", both, ownedOrBorrowed, parsed,
