@@ -25,6 +25,13 @@ fn main() {
     prost_build::Config::new()
         .compile_protos(&protos, &[&schemas])
         .expect("protoc (needs Debian's protobuf-compiler)");
+    // rust-protobuf's code for the codec schemas, by its pure-Rust parser: OUT_DIR/rust_protobuf.
+    protobuf_codegen::Codegen::new()
+        .pure()
+        .include(&schemas)
+        .inputs(["log", "logs"].map(|n| schemas.join(format!("{n}.proto"))))
+        .cargo_out_dir("rust_protobuf")
+        .run_from_script();
 
     flatbuffers(&schemas);
 

@@ -21,6 +21,7 @@ pub mod prost;
 pub mod records;
 pub mod rkyv;
 pub mod rmp_serde;
+pub mod rust_protobuf;
 pub mod serde_json;
 pub mod simd_json;
 pub mod sonic_rs;
@@ -159,6 +160,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "protobuf",
                 access: false,
                 cell: cell::<prost::Prost>,
+            },
+        },
+        Lib {
+            name: "rust-protobuf",
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
+            crates: &["protobuf"],
+            make: Make {
+                format: "protobuf",
+                access: false,
+                cell: cell::<rust_protobuf::RustProtobuf>,
             },
         },
         Lib {
