@@ -115,6 +115,14 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               Map.of("dsl-json", Lib.mavenVersion("com.dslplatform", "dsl-json")),
               DslJsonCodec::new),
           new CodecLib(
+              "gson",
+              "json",
+              BOTH,
+              "validated",
+              false,
+              Map.of("gson", Lib.mavenVersion("com.google.code.gson", "gson")),
+              GsonCodec::new),
+          new CodecLib(
               "protobuf",
               "protobuf",
               BOTH,
