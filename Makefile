@@ -8,7 +8,7 @@ WIREBENCH = $(UV) run wirebench
 # Seconds make bench may run, its second stage included: `make bench BUDGET=1500` narrows more.
 BUDGET ?= 570
 
-.PHONY: setup build bench bench-full bench-standard test test-drivers test-fuzz test-harness lint
+.PHONY: setup build bench bench-full bench-standard test test-drivers fuzz-build test-fuzz fuzz-long test-harness lint
 
 setup:
 	scripts/setup.sh
@@ -44,19 +44,28 @@ test-drivers:
 	go -C drivers/go test ./...
 	mvn -q -B -f drivers/java/pom.xml test
 
-# A few seconds of each decoder's fuzzer, from its committed corpus (docs/robustness.md):
-# libFuzzer (C++, an ASan+UBSan build of its own), go test -fuzz, cargo fuzz. Java's run
-# inside mvn test. Longer: FUZZ_SECONDS=60.
-FUZZ_SECONDS ?= 3
-test-fuzz:
+# The C++ fuzz targets' ASan+UBSan build of its own (drivers/cpp/fuzz/README.md).
+fuzz-build:
 	scripts/setup-fuzz.sh
 	cmake -S drivers/cpp -B drivers/cpp/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DWIREBENCH_FUZZ=ON \
 	  -DWB_FUZZ_SECONDS=$(FUZZ_SECONDS) "-DWB_SUITES=rpc;codec"
 	cmake --build drivers/cpp/build-fuzz -j2
-	ctest --test-dir drivers/cpp/build-fuzz --output-on-failure
+
+# A few seconds of each decoder's fuzzer (docs/robustness.md), every target the drivers'
+# registries have, from its seeds, its named regressions and its cached corpus: libFuzzer
+# (C++), go test -fuzz, cargo fuzz. Java's run inside mvn test. Longer: FUZZ_SECONDS=60.
+FUZZ_SECONDS ?= 3
+test-fuzz: fuzz-build
+	drivers/cpp/fuzz/run.sh $(FUZZ_SECONDS)
 	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS)
 	drivers/rust/fuzz/run.sh $(FUZZ_SECONDS)
+
+# Every target of every driver for FUZZ_LONG_SECONDS each (hours), with the executions each
+# reached in results/fuzz-executions.tsv (scripts/fuzz-long.sh).
+FUZZ_LONG_SECONDS ?= 600
+fuzz-long: build fuzz-build
+	scripts/fuzz-long.sh $(FUZZ_LONG_SECONDS)
 
 # Every driver is built by then: a test of a missing one fails instead of skipping.
 test-harness: lint

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wirebench import cli, drivers, suites
+from wirebench import cells, cli, drivers, protocol, registry, suite
 from wirebench.protocol import Metric
 
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
@@ -15,7 +15,7 @@ FAKE = Path(__file__).resolve().parent / "fake_driver.py"
 
 def builds_at(executable, commands=()) -> dict[str, drivers.Build]:
     """Every build profile of a test driver: one executable (the fake is all of them)."""
-    return {b: drivers.Build(str(executable), commands) for b in drivers.BUILDS}
+    return {b: drivers.Build(str(executable), commands) for b in cells.BUILDS}
 
 
 FAKE_DRIVER = drivers.Driver(
@@ -107,7 +107,7 @@ def two_fakes(monkeypatch, tmp_path):
     _clear_caches()
 
 
-class Probe(suites.Suite):
+class Probe(suite.Suite):
     """A suite for the tests only: a histogram metric, and an --out-dir whose files the
     harness measures itself (as the codec suite's compressed sizes will be)."""
 
@@ -121,10 +121,10 @@ PROBE = Probe(
     name="probe",
     description="tests: histograms and fixtures",
     cases={"echo": "a latency histogram and an output file"},
-    params=(suites.Param("size", ("small",), "sizes"),),
+    params=(suite.Param("size", ("small",), "sizes"),),
     metrics=(
-        suites.MetricSpec("time", "samples", "ns", "wall time"),
-        suites.MetricSpec("latency", "histogram", "ns", "per operation"),
+        protocol.MetricSpec("time", "samples", "ns", "wall time"),
+        protocol.MetricSpec("latency", "histogram", "ns", "per operation"),
     ),
     fixtures=("out_dir",),
     iters={"quick": {"echo": 3}, "standard": {"echo": 3}},
@@ -133,7 +133,7 @@ PROBE = Probe(
 
 @pytest.fixture
 def probe_suite(monkeypatch):
-    monkeypatch.setitem(suites.SUITES, "probe", PROBE)
+    monkeypatch.setitem(registry.SUITES, "probe", PROBE)
     yield PROBE
 
 

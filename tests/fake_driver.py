@@ -56,11 +56,11 @@ def cells():
     yield {"suite": "limit", "case": "memcpy", "lib": "memcpy", "params": {"block": "16KiB"}}
     yield {"suite": "probe", "case": "echo", "lib": "good", "params": {"size": "small"}}
     for case in codec_records.CASES:
-        for lib, validation in (("null", "lazy"), ("jackson", "validated")):
+        for lib, fmt, validation in (("null", "null", "lazy"), ("jackson", "json", "validated")):
             for buffer in ("reused", "fresh"):
                 params = {"buffer": buffer, "strings": "owned", "validation": validation}
                 params["packing"] = "unpacked"
-                yield {"suite": "codec", "case": case, "lib": lib, "params": params}
+                yield {"suite": "codec", "case": case, "lib": lib, "format": fmt, "params": params}
     for case in ("single", "bulk"):
         for lib, ordering in (("null", "none"), ("wbq", "release"), ("wbq", "seqcst")):
             params = {"ordering": ordering, "clock": "mono", "pretouch": "on"}

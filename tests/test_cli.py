@@ -270,3 +270,20 @@ def test_an_unknown_build_is_refused_with_the_known_ones(run):
     r = run("run", "--lib", "good", "--build", "fast")
     assert r.exit_code == 2
     assert "unknown build 'fast'; known: stock, tuned" in r.output
+
+
+def test_resume_refuses_every_option_that_would_change_the_plan_by_name(tmp_path):
+    db = str(tmp_path / "w.db")
+    r = CliRunner().invoke(
+        cli.main, ["run", "--resume", "1", "--repeat", "3", "--no-pairs", "--db", db]
+    )
+    assert r.exit_code == 2
+    assert "takes no filters or counts (given: --repeat, --no-pairs)" in r.output
+    # What it takes: the store and how the result is shown.
+    r = CliRunner().invoke(cli.main, ["run", "--resume", "1", "--no-report", "--db", db])
+    assert "takes no filters" not in r.output
+
+
+def test_build_names_the_build_not_a_profile():
+    r = CliRunner().invoke(cli.main, ["build", "--profile", "tuned"])
+    assert r.exit_code == 2 and "No such option '--profile'" in r.output

@@ -4,7 +4,7 @@ Synthetic cells whose processes behave as this machine's do (the machine driftin
 round to round, whole processes in a fast or a slow mode, a little noise within each),
 with a known true ratio between a language and the baseline: a pilot of
 adaptive.PILOT rounds, the second stage adaptive.targets sizes from it, then the
-interval the report prints (report.headline_ratios, stats.paired_ratio,
+interval the report prints (headline.headline_ratios, stats.paired_ratio,
 stats.summarize). Each test counts how often the interval holds the truth over 1000
 seeded trials and requires at least 93% (a binomial 95% band around 0.95 at 1000 trials
 reaches down to 0.936).
@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from wirebench import adaptive, report, stats
+from wirebench import adaptive, headline, model, stats
 from wirebench.cells import Cell
 
 TRIALS = 1000
@@ -51,7 +51,7 @@ class Cells:
                     centre = self.base * math.exp(drift + effect + shift)
                     side[r] = list(centre * (1 + self.rng.normal(0, 0.01, 3)))
 
-    def results(self) -> list[report.CellResult]:
+    def results(self) -> list[model.CellResult]:
         out = []
         libs = ["capnp", "protobuf", "null"]
         cases = ["carsales", "catrank", "eval"]
@@ -60,23 +60,23 @@ class Cells:
             params = {"mode": ["object", "bytes", "pipe"][i // 9], "reuse": "reuse"}
             for lang, rounds in (("rust", a), ("cpp", b)):
                 cell = Cell.make("rpc", where["case"], lang, where["lib"], params)
-                metric = report.MetricData("time", "ns", "samples", 1, dict(rounds))
+                metric = model.MetricData("time", "ns", "samples", 1, dict(rounds))
                 metric.pilot = self.pilot
-                out.append(report.CellResult(cell, "ok", None, 1, {"time": metric}, None, None))
+                out.append(model.CellResult(cell, "ok", None, 1, {"time": metric}, None, None))
         return out
 
 
-def headline(cells: Cells) -> report.HeadlineRatio:
-    (h,) = report.headline_ratios(cells.results(), "cpp", overall_only=True)
+def headline_of(cells: Cells) -> headline.HeadlineRatio:
+    (h,) = headline.headline_ratios(cells.results(), "cpp", overall_only=True)
     return h
 
 
-def two_stage(rng, true_logs, noise, until=UNTIL) -> tuple[report.HeadlineRatio, bool]:
+def two_stage(rng, true_logs, noise, until=UNTIL) -> tuple[headline.HeadlineRatio, bool]:
     """A pilot, the second stage sized from it by the real code, and the final ratio;
     whether the second stage added rounds."""
     cells = Cells(rng, true_logs, noise)
     cells.run([adaptive.PILOT] * len(true_logs))
-    pilot = headline(cells)
+    pilot = headline_of(cells)
     reps = {k: adaptive.PILOT for k in pilot.keys}
     cost = dict.fromkeys(pilot.keys, 1.0)
     target, *_ = adaptive.targets([pilot], reps, cost, until, math.inf)
@@ -88,7 +88,7 @@ def two_stage(rng, true_logs, noise, until=UNTIL) -> tuple[report.HeadlineRatio,
         upto[order[ka]] = max(target.get(ka, adaptive.PILOT), target.get(kb, adaptive.PILOT))
     cells.run(upto)
     cells.pilot = adaptive.PILOT  # what report.load sets for a run that was sized
-    return headline(cells), max(upto) > adaptive.PILOT
+    return headline_of(cells), max(upto) > adaptive.PILOT
 
 
 @pytest.mark.parametrize("noise", ["normal", "bimodal"])
@@ -103,7 +103,7 @@ def test_a_single_cells_ratio_covers_after_two_stages(noise):
         grew += more
         # The per-cell ratio the tables print is the same t interval.
         (a, b) = h.pairs[0]
-        cell = report.ratio(a.metric("time"), b.metric("time"))
+        cell = model.ratio(a.metric("time"), b.metric("time"))
         assert cell.low == pytest.approx(q.low) and cell.high == pytest.approx(q.high)
     assert covered / TRIALS >= LEAST, f"{noise}: {covered / TRIALS:.3f}"
     assert grew > TRIALS / 2  # the second stage was exercised

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from wirebench import drivers
+from wirebench import drivers, registry
 
 from .conftest import FAKE_DRIVER, REQUIRE_DRIVERS, builds_at, need_driver
 
@@ -50,7 +50,7 @@ def test_a_driver_whose_list_is_garbage_is_named(monkeypatch, tmp_path):
 
 # The suites each driver runs: a language's primary driver all of them; a driver whose
 # compiler is the variable (cpp by clang++, d by gdc and ldc2) those where it is.
-ALL_SUITES = {"rpc", "codec", "queue", "readbytes", "limit"}
+ALL_SUITES = set(registry.SUITES)
 SUITES_OF = {"cpp-clang++": {"readbytes", "limit"}, "d-gdc": {"readbytes"}, "d-ldc2": {"readbytes"}}
 PRIMARY = [n for n, d in drivers.DRIVERS.items() if d.primary]
 

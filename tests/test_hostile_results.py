@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wirebench import drivers, orchestrate, runner
+from wirebench.protocol import ResultError
 from wirebench.store import Store
-from wirebench.suites import ResultError
 
 from .conftest import FAKE_DRIVER, _clear_caches
 
@@ -130,6 +130,7 @@ def test_a_mutated_result_is_judged_or_refused_by_name(honest, data):
 
 
 def test_the_honest_results_pass(honest):
+    assert honest
     for task, client, server in honest:
         assert runner.judge(task, client, server) is not None
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from wirebench import cli, readbytes_data
+from wirebench import cli, readbytes_data, registry
 
 from .conftest import REQUIRE_DRIVERS
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-SUITES = ("rpc", "codec", "queue", "readbytes", "limit")
+SUITES = tuple(registry.SUITES)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from wirebench import drivers
+from wirebench import cells, drivers
 
 from .conftest import FAKE_DRIVER, REQUIRE_DRIVERS
 
@@ -30,7 +30,7 @@ def test_every_native_driver_has_layout_variants_and_the_jvm_none():
 
 def test_variant_paths_sit_beside_the_executable():
     cpp = drivers.get("cpp")
-    for build in drivers.BUILDS:
+    for build in cells.BUILDS:
         assert cpp.variant_path(build, 0) == cpp.path(build)
         assert cpp.variant_path(build, 2).name == "wirebench-cpp.layout-2"
         assert cpp.variant_path(build, 2).parent == cpp.path(build).parent

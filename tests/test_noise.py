@@ -63,7 +63,7 @@ def test_aa_twins_measure_a_cell_twice_and_give_the_noise_floor(fake, tmp_path):
 
 
 def test_a_ratio_within_the_noise_floor_is_no_difference():
-    from wirebench.report import differs
+    from wirebench.comparisons import differs
     from wirebench.stats import Ratio
 
     assert differs(Ratio(0.90, 0.85, 0.95, True), floor=0.05)

@@ -12,11 +12,12 @@ import time
 
 import pytest
 
-from wirebench import drivers, queue_format
+from wirebench import comparisons, drivers, queue_format
 from wirebench.cells import Cell, Task
+from wirebench.paths import mount_of
+from wirebench.protocol import ResultError
 from wirebench.queue_format import ABANDONED, END, WORKING, QueueError, Writer
 from wirebench.store import Store
-from wirebench.suites import ResultError
 from wirebench.suites.queue import SUITE, expected_checks, storage_dir, timed_runs
 
 from .conftest import FAKE, REQUIRE_DRIVERS
@@ -125,7 +126,7 @@ def test_the_storage_parameter_is_checked_against_the_file_system(monkeypatch, t
     from wirebench.suites import queue
 
     assert storage_dir("disk").is_dir()
-    if queue.mount_of(tmp_path)["fs"] != "tmpfs":
+    if mount_of(tmp_path)["fs"] != "tmpfs":
         monkeypatch.setitem(queue.STORAGE, "tmpfs", tmp_path)
         with pytest.raises(ResultError, match=f"storage tmpfs: {tmp_path} is on "):
             storage_dir("tmpfs")
@@ -190,7 +191,7 @@ def test_the_headline_run_pairs_wbq_on_seqcst_what_every_language_can_do():
 
 
 def _result(lang, lib, case, rounds, ordering=None):
-    from wirebench.report import CellResult, MetricData
+    from wirebench.model import CellResult, MetricData
 
     params = {"clock": "mono", "pretouch": "on", "storage": "tmpfs", "build": "stock"}
     params["ordering"] = ordering or ("none" if lib == "null" else "seqcst")
@@ -200,7 +201,6 @@ def _result(lang, lib, case, rounds, ordering=None):
 
 
 def test_the_headline_gives_each_languages_cost_above_its_floor_with_an_interval():
-    from wirebench import report
 
     drift = [0.0, 3.0, -2.0, 5.0, 1.0, -1.0]  # shared by the round: cancels in the pairs
     noise = [0.0, 0.1] * 3
@@ -219,7 +219,7 @@ def test_the_headline_gives_each_languages_cost_above_its_floor_with_an_interval
     assert row[7] == "-"  # no wbq: nothing above the floor to show
 
     # The headline ratios' cells column counts per language: Rust's row holds its floor only.
-    heads = report.headline_tables(results, "cpp")
+    heads = comparisons.headline_tables(results, "cpp")
     assert heads[0].headers[4] == "cells" and heads[0].rows[0][4] == "go 2, rust 1"
     assert heads[-1] == table
 

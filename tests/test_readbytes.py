@@ -9,9 +9,9 @@ import pytest
 
 from wirebench import drivers, readbytes_data, runner
 from wirebench.cells import Cell, Task
+from wirebench.paths import mount_of
 from wirebench.readbytes_data import PER_PASS, SIZE, DataError
-from wirebench.suites import readbytes
-from wirebench.suites.queue import mount_of
+from wirebench.suites import readbytes_report
 
 from .conftest import FAKE, REQUIRE_DRIVERS
 
@@ -40,7 +40,7 @@ def test_the_encoding_is_tag_then_varint():
 
 def test_the_check_values_are_the_seeds():
     """seeds/003: 128,863,360 bytes and 14,577,336,640 for the sum over 10 passes."""
-    assert (readbytes.PASSES * SIZE, readbytes.PASSES * PER_PASS["sum"]) == (
+    assert (readbytes_data.PASSES * SIZE, readbytes_data.PASSES * PER_PASS["sum"]) == (
         128_863_360,
         14_577_336_640,
     )
@@ -143,7 +143,7 @@ def _cells(name):
 def test_every_driver_lists_every_strategy_it_describes_in_order(name):
     _built(name)
     lang = drivers.DRIVERS[name].lang
-    libs = list(readbytes.STRATEGIES[lang])
+    libs = list(readbytes_report.STRATEGIES[lang])
     want = [
         {"suite": "readbytes", "case": case, "lib": lib, "params": {"cache": cache}}
         for case in ("count", "sum", "varint")
@@ -164,7 +164,7 @@ def test_every_strategy_of_every_driver_passes_the_harness_checks(name, data):
     """Every strategy and case, warm; and each strategy's cold cell once (where this
     machine can empty the cache)."""
     _built(name)
-    libs = list(readbytes.STRATEGIES[drivers.DRIVERS[name].lang])
+    libs = list(readbytes_report.STRATEGIES[drivers.DRIVERS[name].lang])
     failed = []
     for case in PER_PASS:
         for lib in libs:
@@ -188,7 +188,7 @@ def test_every_driver_refuses_a_file_that_is_not_the_data(name, data, tmp_path):
     good = data.read_bytes()
     bad.write_bytes(good[:1000] + b"\x10" + good[1001:])  # a tag of field 2
     exe = str(drivers.DRIVERS[name].path())
-    lib = list(readbytes.STRATEGIES[drivers.DRIVERS[name].lang])[1]
+    lib = list(readbytes_report.STRATEGIES[drivers.DRIVERS[name].lang])[1]
     args = ["--suite", "readbytes", "--lib", lib, "--cache", "warm", "--iters", "1"]
     args += ["--samples", "1", "--warmup", "0", "--input", str(bad)]
     for case, needle in (("varint", "1000"), ("sum", str(PER_PASS["sum"]))):

@@ -2,7 +2,7 @@
 
 import json
 
-from wirebench import report, runner
+from wirebench import counts, model, report, runner
 from wirebench.cells import Cell, Plan, PlanEntry
 from wirebench.protocol import Metric
 from wirebench.store import Store
@@ -122,12 +122,12 @@ def test_jit_table_sums_up_the_warm_up_the_drivers_report():
             },
         },
     ]
-    table = report.jit_table(results)
+    table = counts.jit_table(results)
     assert table.rows == [
         ["java", "client", "2", "1", "17 (30)", "8.2 (15.0)", "1 (2)"],
         ["java", "server", "1", "1", "6 (6)", "2.5 (2.5)", "1 (3)"],
     ]
-    assert report.jit_table([{"client": {"lang": "cpp"}, "server": None}]) is None
+    assert counts.jit_table([{"client": {"lang": "cpp"}, "server": None}]) is None
 
 
 def test_a_jit_per_operation_is_a_row_per_operation():
@@ -139,7 +139,7 @@ def test_a_jit_per_operation_is_a_row_per_operation():
         "role": "local",
         "jit": {"populate": op(30, False, [0, 0, 0]), "deserialize": op(10, True, [12, 0, 0])},
     }
-    table = report.jit_table([{"client": side, "server": None}])
+    table = counts.jit_table([{"client": side, "server": None}])
     assert table.rows == [
         ["java", "client: deserialize", "1", "1", "10 (10)", "0.2 (0.2)", "1 (12)"],
         ["java", "client: populate", "1", "0", "30 (30)", "0.2 (0.2)", "0 (0)"],
@@ -158,14 +158,14 @@ def test_a_run_over_layout_variants_reports_where_its_variance_is():
         rounds = {
             r: list(100 * np.exp(rng.normal(0, 0.05) + rng.normal(0, 0.01, 3))) for r in range(24)
         }
-        metric = report.MetricData("time", "ns", "samples", 1, rounds)
+        metric = model.MetricData("time", "ns", "samples", 1, rounds)
         layouts = {r: r % 4 for r in range(24)}
         results.append(
-            report.CellResult(cell, "ok", None, 1, {"time": metric}, None, None, layouts=layouts)
+            model.CellResult(cell, "ok", None, 1, {"time": metric}, None, None, layouts=layouts)
         )
-    per_driver, per_cell = report.variance_tables(results)
+    per_driver, per_cell = counts.variance_tables(results)
     assert [row[:3] for row in per_driver.rows] == [["cpp", "4", "24"], ["rust", "4", "24"]]
     assert len(per_cell.rows) == 2 and per_cell.rows[0][0].startswith("rpc/eval/cpp/capnp")
     for r in results:
         r.layouts = {}  # one binary: nothing to split
-    assert report.variance_tables(results) == []
+    assert counts.variance_tables(results) == []

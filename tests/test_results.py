@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wirebench import archive, claims, publish, report
+from wirebench import archive, claims, model, publish, report
 from wirebench.cells import Cell
 from wirebench.store import Store
 
@@ -82,11 +82,11 @@ direction = "<"
 WOBBLE = {"p": (-1, 1, 0, 1, -1, 0, 1, -1), "q": (1, 0, -1, -1, 1, 1, 0, -1)}
 
 
-def _cell(lang: str, ms: float, wobble: float, pattern: str, **params) -> report.CellResult:
+def _cell(lang: str, ms: float, wobble: float, pattern: str, **params) -> model.CellResult:
     rounds = {r: [ms * (1 + wobble * w)] for r, w in enumerate(WOBBLE[pattern])}
     cell = Cell.make("rpc", "eval", lang, "capnp", {"mode": "bytes", "build": "stock", **params})
-    metrics = {"time": report.MetricData("time", "ns", "samples", 1, rounds)}
-    return report.CellResult(cell, "ok", None, 1, metrics, None, None)
+    metrics = {"time": model.MetricData("time", "ns", "samples", 1, rounds)}
+    return model.CellResult(cell, "ok", None, 1, metrics, None, None)
 
 
 RESULTS = [

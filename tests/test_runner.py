@@ -7,10 +7,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from wirebench import adaptive, cli, processes, protocol, report, runner
+from wirebench import adaptive, cli, headline, processes, protocol, registry, runner
 from wirebench.cells import Cell, Task
+from wirebench.protocol import ResultError
 from wirebench.store import Store
-from wirebench.suites import ResultError, rpc
+from wirebench.suites import rpc
 
 from .conftest import FAKE
 
@@ -143,7 +144,7 @@ def good_result(t):
         "suite": "rpc",
         "case": "carsales",
         "lib": "good",
-        "params": t.cell.driver_params,
+        "params": registry.of(t.cell).driver_params(t.cell.param),
         "warmup": 1,
         "verified": True,
         "metrics": {
@@ -156,7 +157,9 @@ def good_result(t):
 
 
 def judge(t, result):
-    metrics = protocol.check_result(t, result, rpc.SUITE, {"lang": "fake", "toolchain": "fakec"})
+    params = rpc.SUITE.driver_params(t.cell.param)
+    identity = {"lang": "fake", "toolchain": "fakec"}
+    metrics = protocol.check_result(t, result, rpc.SUITE.metrics, params, identity)
     rpc.SUITE.check_result(t, result, metrics)
 
 
@@ -246,7 +249,7 @@ def test_iters_sizes_the_suites_cells_and_memcpy_keeps_its_byte_budget():
 
 def _adaptive_run(tmp_path, monkeypatch, *extra):
     """Both fake languages' rpc good object cell, fake as the headline's baseline."""
-    monkeypatch.setattr(report, "BASELINE", "fake")
+    monkeypatch.setattr(headline, "BASELINE", "fake")
     db = tmp_path / "a.db"
     args = ["run", "--suite", "rpc", "--lib", "good", "--mode", "object"]
     args += ["--no-limits", "--no-pairs", "--iters", "3", "--samples", "2", "--repeat", "6"]

@@ -2,7 +2,7 @@
 
 A run asked for `--until W` first runs a pilot of at least PILOT rounds of every cell.
 From the pilot alone it then sizes the second stage, once (Stein's two-stage procedure,
-1945): each headline ratio (report.headline_ratios: each language against the baseline,
+1945): each headline ratio (headline.headline_ratios: each language against the baseline,
 per suite, metric and build over all the suite's libraries) whose 95% interval is wider
 than ±W needs, in all,
 
@@ -30,7 +30,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from . import report, stats
+from . import headline, model, stats
 from .cells import Plan
 
 PILOT = 6  # rounds every cell runs before the second stage is sized
@@ -43,8 +43,8 @@ class Stage:
 
     plan: Plan  # the plan with each cell's final number of processes and its pilot
     keys: frozenset[str]  # the cells that get more
-    wide: tuple[report.HeadlineRatio, ...]  # the ratios it narrows to ±until
-    partial: tuple[report.HeadlineRatio, ...]  # those it narrows as far as the budget goes
+    wide: tuple[headline.HeadlineRatio, ...]  # the ratios it narrows to ±until
+    partial: tuple[headline.HeadlineRatio, ...]  # those it narrows as far as the budget goes
     left_wide: int  # wide ratios that get nothing (budget, MAX_REPS)
     seconds: float  # its estimated wall time
 
@@ -63,7 +63,7 @@ def rounds_needed(log: stats.LogRatio, rounds: int, until: float) -> int:
 
 
 def targets(
-    ratios: list[report.HeadlineRatio],
+    ratios: list[headline.HeadlineRatio],
     reps: dict[str, int],
     cost: dict[str, float],
     until: float,
@@ -107,8 +107,8 @@ def second_stage(
     """The second stage of a run whose pilot has finished. `deadline` is a
     time.monotonic() by which the run should end, None: no budget; `overhead` is what the
     harness adds to each process's own wall time, in seconds."""
-    results = [r for r in report.load(store, run_id) if "twin" not in r.cell.param]
-    ratios = report.headline_ratios(results, report.BASELINE, overall_only=True)
+    results = [r for r in model.load(store, run_id) if "twin" not in r.cell.param]
+    ratios = headline.headline_ratios(results, headline.BASELINE, overall_only=True)
     reps = {e.cell.key: e.reps for e in plan.entries}
     cost = {k: s + overhead for k, s in store.mean_walls(run_id).items()}
     left = math.inf if deadline is None else deadline - time.monotonic()

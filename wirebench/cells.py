@@ -6,9 +6,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import suites
-from .drivers import DEFAULT_BUILD
 from .processes import DEFAULT_MEMORY_LIMIT
+
+# Build profiles (docs/methodology.md, "Build profiles"), the first the default: `stock` is
+# each ecosystem's release build as its users get it by default; `tuned` what a
+# performance-minded user of the language ships (drivers.py builds each). Every cell
+# names its build; no ratio mixes two.
+BUILDS = ("stock", "tuned")
+DEFAULT_BUILD = BUILDS[0]
+# The harness's own parameters of every cell (suite.CORE_PARAMS): its build, an A/A twin.
+CORE_PARAM_NAMES = ("build", "twin")
 
 
 @dataclass(frozen=True, order=True)
@@ -49,12 +56,11 @@ class Cell:
     def work(self) -> tuple[tuple[str, str], ...]:
         """The parameters that say what work the cell does: all but the core's (its build,
         an A/A twin), which only say how it is measured."""
-        core = {p.name for p in suites.CORE_PARAMS}
-        return tuple(p for p in self.params if p[0] not in core)
+        return tuple(p for p in self.params if p[0] not in CORE_PARAM_NAMES)
 
     @property
     def build(self) -> str:
-        """The drivers' build profile the cell runs (drivers.BUILDS)."""
+        """The drivers' build the cell runs (BUILDS)."""
         return self.param.get("build", DEFAULT_BUILD)
 
     @property
@@ -70,16 +76,8 @@ class Cell:
         return f"{lang}/{self.lib}"
 
     @property
-    def spec(self) -> suites.Suite:
-        return suites.get(self.suite)
-
-    @property
     def is_pipe(self) -> bool:
         return self.server_lang is not None
-
-    @property
-    def driver_params(self) -> dict[str, str]:
-        return self.spec.driver_params(self.param)
 
     @property
     def key(self) -> str:
@@ -108,25 +106,6 @@ class Cell:
             d.get("server_lang"),
             d.get("toolchain"),
         )
-
-
-def sort_key(cell: Cell):
-    """Reading order: suite, case, library (the floor first), implementation, parameters
-    in their suite's order of values."""
-    order = list(suites.SUITES)
-    spec = suites.SUITES.get(cell.suite)
-    if spec is None:
-        return (len(order), cell.key)
-    p = cell.param
-    return (
-        order.index(cell.suite),
-        list(spec.cases).index(cell.case) if cell.case in spec.cases else 99,
-        *spec.lib_rank(cell.lib),
-        cell.lang,
-        cell.toolchain or "",
-        cell.server_lang or "",
-        [q.values.index(p[q.name]) if p.get(q.name) in q.values else 99 for q in spec.all_params],
-    )
 
 
 # -- the plan ------------------------------------------------------------------------------

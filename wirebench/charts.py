@@ -1,15 +1,13 @@
 """What every suite's charts share: matplotlib without a display, one colour per language,
-and a figure as SVG bytes (the reports' charts; docs/methodology.md, "Reports")."""
+and a figure as SVG bytes (the reports' charts; docs/methodology.md, "Reports").
+
+matplotlib is imported by the first figure, not with this module: the suites import it,
+and a command that draws nothing should not pay matplotlib's half second."""
 
 from __future__ import annotations
 
 import io
-
-import matplotlib
-
-matplotlib.use("Agg")  # files only: no display, and the same output everywhere
-
-import matplotlib.pyplot as plt  # noqa: E402
+from functools import cache
 
 COLOURS = {
     "cpp": "#1f77b4",
@@ -32,15 +30,26 @@ def whiskers(values: list[float], lows: list[float], highs: list[float]) -> list
     return [below, above]
 
 
+@cache
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display, and the same output everywhere
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def figure(width: float, height: float, ncols: int = 1):
-    return plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
+    return _pyplot().subplots(1, ncols, figsize=(width, height), squeeze=False)
 
 
 def svg(fig) -> bytes:
     """The figure as SVG, closed. Text stays text (svg.fonttype none): smaller files that
     a browser renders with its own fonts and a reader can search."""
     out = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "wirebench"}):
+    plt = _pyplot()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "wirebench"}):
         fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     return out.getvalue().encode()

@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import report, stats
+from . import model, registry, stats
 
 REPRODUCED, CONTRADICTED, UNRESOLVED, UNMEASURABLE = (
     "reproduced",
@@ -110,7 +110,7 @@ def matches(cell, pattern: str) -> bool:
         return False
     if "twin" in cell.param and "twin" not in params:
         return False
-    implied = cell.spec.implied
+    implied = registry.of(cell).implied
     return all(cell.param.get(k, implied.get(k)) == v for k, v in params.items())
 
 
@@ -119,7 +119,7 @@ def cell_patterns(claims: list[Claim]) -> list[str]:
     return [p for c in claims if c.unmeasurable is None for p in (c.a, c.b) if p]
 
 
-def find(results: list[report.CellResult], pattern: str) -> report.CellResult:
+def find(results: list[model.CellResult], pattern: str) -> model.CellResult:
     """The one cell of `results` that `pattern` names."""
     found = [r for r in results if matches(r.cell, pattern)]
     if len(found) != 1:
@@ -147,7 +147,7 @@ def comparable(a, b) -> str:
     return ", ".join(parts) or "nothing (an A/A pair)"
 
 
-def judge(claim: Claim, results: list[report.CellResult]) -> Verdict:
+def judge(claim: Claim, results: list[model.CellResult]) -> Verdict:
     if claim.unmeasurable:
         return Verdict(claim, UNMEASURABLE, claim.unmeasurable)
     a = find(results, claim.a)
@@ -156,12 +156,12 @@ def judge(claim: Claim, results: list[report.CellResult]) -> Verdict:
     if claim.value is not None:
         ours = a.summary(claim.metric).median
         ok = abs(ours / claim.value - 1) <= claim.tolerance
-        return Verdict(claim, REPRODUCED if ok else CONTRADICTED, report.fmt_bytes(ours))
+        return Verdict(claim, REPRODUCED if ok else CONTRADICTED, model.fmt_bytes(ours))
     b = find(results, claim.b)
     if not b.ok:
         return Verdict(claim, UNMEASURABLE, f"{b.cell.key} failed in this run: {b.error}")
     differs = comparable(a.cell, b.cell)
-    q = report.ratio(a.metric(claim.metric), b.metric(claim.metric))
+    q = model.ratio(a.metric(claim.metric), b.metric(claim.metric))
     if claim.throughput:  # MB/s a over b = (size a / time a) / (size b / time b)
         sizes = a.summary("size").median / b.summary("size").median
         q = stats.Ratio(sizes / q.value, sizes / q.high, sizes / q.low, q.paired)
@@ -184,5 +184,5 @@ def seed_figure(c: Claim) -> str:
     if c.direction is not None:
         return "a faster" if c.direction == "<" else "a slower"
     if c.value is not None:
-        return f"{report.fmt_bytes(c.value)} ±{c.tolerance:.0%}"
+        return f"{model.fmt_bytes(c.value)} ±{c.tolerance:.0%}"
     return "-"

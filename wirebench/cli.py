@@ -20,7 +20,19 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import compare, drivers, export, html, matrix, orchestrate, publish, report, suites
+from . import (
+    compare,
+    drivers,
+    export,
+    html,
+    matrix,
+    orchestrate,
+    paths,
+    publish,
+    registry,
+    report,
+)
+from .cells import BUILDS, DEFAULT_BUILD
 from .orchestrate import Request, RunError
 from .profiles import DEFAULT_PROFILE, PROFILES
 from .store import (
@@ -33,7 +45,10 @@ from .store import (
     writable,
 )
 
-DEFAULT_DB = drivers.ROOT / "results" / "wirebench.db"
+DEFAULT_DB = paths.RESULTS / "wirebench.db"
+# The options `run --resume` takes: the store, and how the result is shown. Any other
+# option given with it is refused by name (the run is finished as it was planned).
+RESUME_TAKES = frozenset({"resume", "db", "show_report", "as_json"})
 # Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
 out = Console(width=None if sys.stdout.isatty() else 220)
@@ -180,19 +195,21 @@ def _build_variants(plan) -> None:
 @main.command()
 @click.argument("names", nargs=-1)
 @click.option(
-    "--profile",
-    type=click.Choice([*drivers.BUILDS, "all"]),
-    default=drivers.DEFAULT_BUILD,
+    "--build",
+    "which",
+    type=click.Choice([*BUILDS, "all"]),
+    default=DEFAULT_BUILD,
     show_default=True,
-    help="Build profile: stock (each ecosystem's default release build), tuned, or all.",
+    help="Which build: stock (each ecosystem's default release build), tuned, or all "
+    "(the cells' `build`; `run --profile` is how much work, not this).",
 )
-def build(names: tuple[str, ...], profile: str) -> None:
+def build(names: tuple[str, ...], which: str) -> None:
     """Builds the drivers (all, or the ones named: cpp, rust, go, java)."""
     try:
         selected = [drivers.get(name).name for name in names] or list(drivers.DRIVERS)
     except drivers.DriverError as e:
         _fail(str(e))
-    profiles = drivers.BUILDS if profile == "all" else (profile,)
+    profiles = BUILDS if which == "all" else (which,)
     _build([(name, b) for name in selected for b in profiles])
     console.print(f"built ({', '.join(profiles)}): " + ", ".join(selected), highlight=False)
 
@@ -202,14 +219,14 @@ def build(names: tuple[str, ...], profile: str) -> None:
 
 def _filter_options(f):
     helps = {
-        "suite": f"Suites ({', '.join(suites.SUITES)}).",
-        "case": f"Cases ({', '.join(c for s in suites.SUITES.values() for c in s.cases)}).",
+        "suite": f"Suites ({', '.join(registry.SUITES)}).",
+        "case": f"Cases ({', '.join(c for s in registry.SUITES.values() for c in s.cases)}).",
         "lang": "Languages (cpp, rust, go, java).",
         "toolchain": "Toolchains (g++, clang++, rustc, gc, openjdk, gdc, ldc2): chooses drivers.",
         "lib": "Libraries (capnp, protobuf, null, ...).",
     }
     for name in reversed(matrix.FILTER_NAMES):
-        text = helps.get(name) or suites.param_help(name) + "."
+        text = helps.get(name) or registry.param_help(name) + "."
         f = click.option(f"--{name}", metavar="LIST", help=text + " Comma list.")(f)
     return f
 
@@ -338,24 +355,18 @@ def run(
 ) -> None:
     """Runs cells in fresh, pinned processes, verifies and stores each as it finishes."""
     if resume is not None:
-        asked = (
-            pair
-            or repeat
-            or samples
-            or iters
-            or timeout
-            or memory_limit is not None
-            or measure != "time"
-            or twins
-            or headline
-            or until
-            or budget
-            or layouts is not None
-            or address_seeds
-            or claims
-        )
-        if any(v for v in filters.values()) or asked:
-            _fail("--resume finishes a run as it was planned; it takes no filters or counts")
+        ctx = click.get_current_context()
+        asked = [
+            f"--{name.replace('_', '-')}"
+            for name in ctx.params
+            if name not in RESUME_TAKES
+            and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if asked:
+            _fail(
+                "--resume finishes a run as it was planned; it takes no filters or counts "
+                f"(given: {', '.join(asked)})"
+            )
         store = _open_store(db, write=True)
         try:
             plan, warning = orchestrate.resume(store, resume)

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import report, stats, suites
-from .cells import sort_key
+from . import model, registry, report, stats
 
 DEFAULT_THRESHOLD = 0.10
 DEFAULT_ALPHA = 0.05
@@ -51,7 +50,7 @@ class Side:
     label: str
     run: dict
     provenance: dict
-    results: dict[tuple, report.CellResult]  # by the key the two sides are matched on
+    results: dict[tuple, model.CellResult]  # by the key the two sides are matched on
 
 
 @dataclass(frozen=True)
@@ -168,10 +167,10 @@ def between_runs(logs: list[stats.LogRatio]) -> tuple[float, float, stats.Ratio]
     return shift, float(np.sqrt(max(0.0, spread**2 - own))), ratio
 
 
-def _compared(ra: report.CellResult, rb: report.CellResult) -> list[str]:
+def _compared(ra: model.CellResult, rb: model.CellResult) -> list[str]:
     """The metrics two cells are compared on: the suite's timed ones both have, or for
     runs that only counted instructions, the count."""
-    spec = suites.SUITES[ra.cell.suite]
+    spec = registry.SUITES[ra.cell.suite]
     timed = [m for m in spec.compared_metrics if m in ra.metrics and m in rb.metrics]
     counted = "instructions" in ra.metrics and "instructions" in rb.metrics
     return timed or (["instructions"] if counted else [])
@@ -241,7 +240,7 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
 
 def _order(a: Side, b: Side, key):
     r = a.results.get(key) or b.results.get(key)
-    return sort_key(r.cell)
+    return registry.sort_key(r.cell)
 
 
 def _notes(a: Side, b: Side) -> list[str]:
@@ -269,7 +268,7 @@ def _notes(a: Side, b: Side) -> list[str]:
 # -- the sides -------------------------------------------------------------------------------
 
 
-def _cells(store, run_id: int) -> list[report.CellResult]:
+def _cells(store, run_id: int) -> list[model.CellResult]:
     """A run's cells without its A/A twins (measuring instruments, not work)."""
     return [r for r in report.load(store, run_id) if "twin" not in r.cell.param]
 
@@ -418,8 +417,8 @@ def _table(rows: list[Row], shifted: bool) -> list[str]:
         cells = [
             r.cell.replace("|", "\\|"),
             r.metric,
-            report.fmt_value(r.a.median, r.unit),
-            report.fmt_value(r.b.median, r.unit),
+            model.fmt_value(r.a.median, r.unit),
+            model.fmt_value(r.b.median, r.unit),
         ]
         if shifted:
             cells.append(f"{r.raw:.3f}")

@@ -29,28 +29,17 @@ from functools import cache
 from pathlib import Path
 
 from . import pgo
+from .cells import DEFAULT_BUILD
+from .paths import ROOT
+from .protocol import PROTOCOL
 
-ROOT = Path(__file__).resolve().parent.parent
-
-APT_CPP = (
-    "apt-get install -y cmake ninja-build g++ pkg-config capnproto libcapnp-dev "
-    "protobuf-compiler libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev "
-    "libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev lld"
-)
+# The native drivers' compilers and libraries: scripts/setup.sh lists and installs them
+# (one list: a library added there needs no second line here).
+APT_CPP = "scripts/setup.sh (the compilers and libraries it lists)"
 
 
 class DriverError(RuntimeError):
     """A driver is missing, will not build, or answers outside the protocol."""
-
-
-PROTOCOL = 2
-
-
-# Build profiles (docs/methodology.md, "Build profiles"): `stock` is each ecosystem's
-# release build as its users get it by default; `tuned` what a performance-minded user of
-# the language ships. Every cell names its build; no ratio mixes two.
-BUILDS = ("stock", "tuned")
-DEFAULT_BUILD = "stock"
 
 
 def _variant_executable(executable: str, layout: int) -> str:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import drivers, processes
+from . import drivers, paths, processes
 
 
 def _read(path: str) -> str | None:
@@ -21,7 +21,7 @@ def _read(path: str) -> str | None:
 def _git(*args: str) -> str | None:
     try:
         proc = subprocess.run(
-            ["git", *args], cwd=drivers.ROOT, capture_output=True, text=True, timeout=10
+            ["git", *args], cwd=paths.ROOT, capture_output=True, text=True, timeout=10
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

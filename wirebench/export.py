@@ -13,12 +13,12 @@ import csv
 import io
 import json
 
-from . import report
+from . import model, report
 
 FORMATS = ("json", "csv", "bmf")
 
 
-def _run(store, run_id: int) -> tuple[dict, dict, list[report.CellResult]]:
+def _run(store, run_id: int) -> tuple[dict, dict, list[model.CellResult]]:
     row = store.run(run_id)
     return dict(row), json.loads(row["provenance"]), report.load(store, run_id)
 
@@ -33,7 +33,7 @@ def to_json(store, run_id: int) -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
-def _values(m: report.MetricData):
+def _values(m: model.MetricData):
     """(statistic, value, low, high, summary or None) of one metric: its median, or each
     percentile of a histogram."""
     if m.kind == "histogram":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import report, suites
+from . import model, registry, report
 
 MAX_CHOICES = 15  # a column with at most this many distinct values gets a filter menu
 
@@ -36,7 +36,7 @@ def _row_class(cells: list[str]) -> str:
     return "noisy" if any(c.endswith(" !") or " ! " in c for c in cells) else ""
 
 
-def _table(t: report.Table) -> dict:
+def _table(t: model.Table) -> dict:
     filters = []
     for col, name in enumerate(t.headers):
         values = sorted({row[col] for row in t.rows if col < len(row)})
@@ -84,13 +84,13 @@ def write(rep: report.Report, out_dir: Path) -> list[Path]:
     attachments are), and returns them."""
     out_dir.mkdir(parents=True, exist_ok=True)
     page = _env().get_template("page.html")
-    present = [s for s in suites.SUITES if any(r.cell.suite == s for r in rep.results)]
+    present = [s for s in registry.SUITES if any(r.cell.suite == s for r in rep.results)]
     nav = [("index.html", "overview")] + [(f"{s}.html", s) for s in present]
 
     def links(here: str) -> list[dict]:
         return [{"href": h, "text": t, "here": h == here} for h, t in nav]
 
-    def counts(results: list[report.CellResult]) -> list[dict]:
+    def counts(results: list[model.CellResult]) -> list[dict]:
         n = len(results)
         bad = sum(r.status == "error" for r in results)
         pending = sum(r.status == "pending" for r in results)
@@ -102,7 +102,7 @@ def write(rep: report.Report, out_dir: Path) -> list[Path]:
             {"text": f"{noisy} noisy", "cls": "warn" if noisy else ""},
         ]
 
-    def lists(results: list[report.CellResult]) -> list[dict]:
+    def lists(results: list[model.CellResult]) -> list[dict]:
         keys = {r.cell.key for r in results}
         out = [
             {
@@ -156,7 +156,7 @@ def write(rep: report.Report, out_dir: Path) -> list[Path]:
                 counts=counts(mine),
                 provenance=[],
                 suites=[],
-                readings=[suites.SUITES[s].reading] if suites.SUITES[s].reading else [],
+                readings=[registry.SUITES[s].reading] if registry.SUITES[s].reading else [],
                 tables=[_table(t) for t in rep.tables if t.suite == s],
                 charts=[
                     {"src": n, "name": n.removesuffix(".svg")} for n in names if n.endswith(".svg")

@@ -9,17 +9,17 @@ driver each).
 
 from __future__ import annotations
 
-from . import suites
-from .cells import Cell, sort_key
-from .drivers import BUILDS, DEFAULT_BUILD
-from .suites import ExpandContext, signature
+from . import registry
+from .cells import BUILDS, DEFAULT_BUILD, Cell
+from .protocol import ResultError
+from .suite import ExpandContext, signature
 
 
 class MatrixError(ValueError):
     """A filter names something that does not exist, or selects nothing."""
 
 
-FILTER_NAMES = ("suite", "case", "lang", "toolchain", "lib", *suites.all_params())
+FILTER_NAMES = ("suite", "case", "lang", "toolchain", "lib", *registry.all_params())
 
 
 def parse_filter(name: str, text: str | None) -> frozenset[str] | None:
@@ -29,11 +29,11 @@ def parse_filter(name: str, text: str | None) -> frozenset[str] | None:
     values = frozenset(v.strip() for v in text.split(",") if v.strip())
     known: tuple[str, ...] | None = None
     if name == "suite":
-        known = tuple(suites.SUITES)
+        known = tuple(registry.SUITES)
     elif name == "case":
-        known = tuple(c for s in suites.SUITES.values() for c in s.cases)
-    elif name in suites.all_params():
-        known = suites.all_params()[name]
+        known = tuple(c for s in registry.SUITES.values() for c in s.cases)
+    elif name in registry.all_params():
+        known = registry.all_params()[name]
     if known is not None:
         unknown = sorted(values - set(known))
         if unknown:
@@ -115,9 +115,13 @@ def expand(
         if not keep(lang, "lang"):
             continue
         for entry in entries:
-            suite = suites.SUITES.get(entry["suite"])
+            suite = registry.SUITES.get(entry["suite"])
             if suite is None:
                 continue  # a suite this harness does not know yet
+            try:
+                suite.listed(driver, entry)
+            except ResultError as e:
+                raise MatrixError(str(e)) from None
             if not all(keep(v, k) for k, v in entry["params"].items()):
                 continue
             case, lib = entry["case"], entry["lib"]
@@ -129,10 +133,10 @@ def expand(
                 continue
             for params, server in suite.expand(driver, entry, ctx):
                 add(suite, case, lang, lib, params, server, toolchain)
-    cells = sorted(set(cells), key=sort_key)
-    only_accompanying = chosen and all(suites.SUITES[s].accompanies_every_run for s in chosen)
+    cells = sorted(set(cells), key=registry.sort_key)
+    only_accompanying = chosen and all(registry.SUITES[s].accompanies_every_run for s in chosen)
     if not only_accompanying and not [
-        c for c in cells if not suites.SUITES[c.suite].accompanies_every_run
+        c for c in cells if not registry.SUITES[c.suite].accompanies_every_run
     ]:
         raise MatrixError("the filters select no cell; `wirebench list` shows what exists")
     return cells

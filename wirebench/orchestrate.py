@@ -9,10 +9,21 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import adaptive, claims, drivers, env, instructions, matrix, report, runner, suites
-from .cells import Cell, Plan, PlanEntry
+from . import (
+    adaptive,
+    claims,
+    comparisons,
+    drivers,
+    env,
+    instructions,
+    matrix,
+    registry,
+    report,
+    runner,
+)
+from .cells import BUILDS, DEFAULT_BUILD, Cell, Plan, PlanEntry
 from .profiles import PROFILES, Profile
-from .suites import signature
+from .suite import signature
 
 
 class RunError(ValueError):
@@ -96,7 +107,7 @@ def selected_builds(req: Request) -> list[str]:
         wanted = matrix.parse_filter("build", req.filters.get("build"))
     except matrix.MatrixError as e:
         raise RunError(str(e)) from None
-    return [b for b in drivers.BUILDS if b in (wanted or {drivers.DEFAULT_BUILD})]
+    return [b for b in BUILDS if b in (wanted or {DEFAULT_BUILD})]
 
 
 def plan(req: Request, names: list[str]) -> Plan:
@@ -182,7 +193,9 @@ def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
     return [
         c
         for c in cells
-        if c.spec.headline(c, signature({**c.to_json(), "params": c.driver_params}) in firsts)
+        if registry.of(c).headline(
+            c, signature({**c.to_json(), "params": registry.of(c).driver_params(c.param)}) in firsts
+        )
     ]
 
 
@@ -191,7 +204,7 @@ def twins(cells: list[Cell], per: int) -> list[Cell]:
     them in reading order) measured again as `twin=b`, back to back with it."""
     groups: dict[tuple, list[Cell]] = {}
     for c in cells:
-        if not c.spec.accompanies_every_run and c.server_lang in (None, c.lang):
+        if not registry.of(c).accompanies_every_run and c.server_lang in (None, c.lang):
             groups.setdefault((c.suite, c.lang, c.toolchain, c.build), []).append(c)
     out = []
     for group in groups.values():
@@ -203,7 +216,9 @@ def twins(cells: list[Cell], per: int) -> list[Cell]:
 
 def countable(cell: Cell) -> bool:
     """Whether valgrind counts the cell's instructions (native drivers only)."""
-    return cell.spec.countable and not {cell.lang, cell.server_lang} & set(instructions.NOT_COUNTED)
+    return registry.of(cell).countable and not {cell.lang, cell.server_lang} & set(
+        instructions.NOT_COUNTED
+    )
 
 
 def make_plan(
@@ -220,7 +235,7 @@ def make_plan(
     timed = measure in ("time", "all")
     entries = []
     for cell in cells:
-        suite = cell.spec
+        suite = registry.of(cell)
         # --iters sizes the suites' own cells; the limits keep the profile's byte budget,
         # or a 64MiB memcpy block would copy iters x 64MiB.
         n = None if suite.accompanies_every_run else iters
@@ -240,7 +255,7 @@ def make_plan(
 
 
 def start(store, req: Request, the_plan: Plan, command: str) -> int:
-    suites_run = {e.cell.spec.name: e.cell.spec for e in the_plan.entries}
+    suites_run = {registry.of(e.cell).name: registry.of(e.cell) for e in the_plan.entries}
     prov = env.provenance(the_plan.builds, suites_run.values(), the_plan.variants)
     return store.create_run(req.profile, command, the_plan, prov)
 
@@ -250,7 +265,10 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
     row = store.run(run_id)
     if row is None:
         raise RunError(f"no run {run_id} in {store.name}; `wirebench runs` lists them")
-    then = (json.loads(row["provenance"]).get("git") or {}).get("revision")
+    provenance = json.loads(row["provenance"])
+    for suite in registry.SUITES.values():
+        suite.recall((provenance.get("suites") or {}).get(suite.name) or {})
+    then = (provenance.get("git") or {}).get("revision")
     now = env.git_state()["revision"]
     warning = None
     if then != now:
@@ -293,7 +311,7 @@ def build_report(store, run_id: int | None, compare=None, against=None) -> repor
         )
     try:
         return report.build(store, row["id"], compare=compare, against=against)
-    except report.CompareError as e:
+    except comparisons.CompareError as e:
         raise RunError(str(e)) from None
 
 
@@ -305,7 +323,7 @@ def catalogue() -> dict:
             "lang": d.lang,
             "toolchain": d.toolchain,
             "built": d.is_built(),
-            "executable": d.profile(drivers.DEFAULT_BUILD).executable,
+            "executable": d.profile(DEFAULT_BUILD).executable,
             "builds": {
                 b: {"built": d.is_built(b), "executable": spec.executable, "flags": spec.flags}
                 for b, spec in d.builds.items()
@@ -329,9 +347,9 @@ def catalogue() -> dict:
                 "params": {p.name: list(p.values) for p in s.params},
                 "metrics": {m.name: f"{m.kind}, {m.unit}: {m.help}" for m in s.metrics},
             }
-            for s in suites.SUITES.values()
+            for s in registry.SUITES.values()
         },
-        "params": {k: list(v) for k, v in suites.all_params().items()},
+        "params": {k: list(v) for k, v in registry.all_params().items()},
         "profiles": {p.name: p.description for p in PROFILES.values()},
         "drivers": found,
     }

@@ -16,13 +16,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from . import registry
+
 
 class ProfileError(RuntimeError):
     """The profiling run failed (the build then fails with this message)."""
 
 
 def profile_go(bin_dir: Path, log) -> Path:
-    from . import suites
 
     driver = bin_dir / "wirebench-go"
     out = bin_dir / "default.pgo"
@@ -40,15 +41,15 @@ def profile_go(bin_dir: Path, log) -> Path:
     local = [
         c
         for c in cells
-        if c["suite"] in suites.SUITES
+        if c["suite"] in registry.SUITES
         and c["params"].get("mode") not in ("pipe", "pipe-async")
-        and "input" not in suites.SUITES[c["suite"]].fixtures
+        and "input" not in registry.SUITES[c["suite"]].fixtures
     ]
     log(f"profiling the stock Go driver on {len(local)} local cells for PGO")
     with tempfile.TemporaryDirectory(prefix="wirebench-pgo-") as tmp:
         profiles = []
         for n, c in enumerate(local):
-            suite = suites.SUITES[c["suite"]]
+            suite = registry.SUITES[c["suite"]]
             iters = suite.iters_for("quick", c["case"], c["params"])
             argv = [str(driver), "run", "--suite", c["suite"], "--case", c["case"]]
             argv += ["--lib", c["lib"]]

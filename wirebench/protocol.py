@@ -1,5 +1,8 @@
 """The harness's side of docs/protocol.md (version 2): reading a driver's result, its
-identity and its metrics, before the suite's own checks judge it."""
+identity and its metrics, before the suite's own checks judge it.
+
+A floor below the suites (tests/test_structure.py): the words a result is made of
+(Metric, MetricSpec, ResultError) are here, so that the suite contract can use them."""
 
 from __future__ import annotations
 
@@ -9,9 +12,25 @@ import math
 from dataclasses import dataclass
 
 from .cells import Task
-from .suites import ResultError, Suite
 
 PROTOCOL = 2
+
+
+class ResultError(ValueError):
+    """A driver's result that the harness refuses: malformed, for another cell, unverified,
+    inconsistent, or wrong."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric a suite's results carry (docs/protocol.md, Metrics)."""
+
+    name: str
+    kind: str  # samples | scalar | histogram
+    unit: str
+    help: str
+    required: bool = True  # False: a result may leave it out (e.g. an operation not measured)
+    by_harness: bool = False  # computed by the harness (Suite.inspect), never by a driver
 
 
 @dataclass(frozen=True)
@@ -127,10 +146,13 @@ def histogram_encoding(h: dict) -> str:
     return h["histogram"]
 
 
-def check_result(task: Task, r: dict, suite: Suite, identity: dict) -> dict[str, Metric]:
+def check_result(
+    task: Task, r: dict, specs: tuple[MetricSpec, ...], params: dict, identity: dict
+) -> dict[str, Metric]:
     """The protocol's checks of a local or client result: version, identity, the cell it
-    is for, warm-up, verification, and the suite's metrics in their declared forms.
-    Returns the metrics. `identity` is the driver's {"lang", "toolchain"} from `info`."""
+    is for (`params`: what its driver was told), warm-up, verification, and the suite's
+    metrics (`specs`) in their declared forms. Returns the metrics. `identity` is the
+    driver's {"lang", "toolchain"} from `info`."""
     if r.get("protocol") != PROTOCOL:
         raise ResultError(f"protocol version {r.get('protocol')!r}, expected {PROTOCOL}")
     c = task.cell
@@ -140,7 +162,7 @@ def check_result(task: Task, r: dict, suite: Suite, identity: dict) -> dict[str,
         ("suite", c.suite),
         ("case", c.case),
         ("lib", c.lib),
-        ("params", c.driver_params),
+        ("params", params),
     ):
         if r.get(name) != want:
             raise ResultError(f"result is for {name} {r.get(name)!r}, asked for {want!r}")
@@ -156,7 +178,7 @@ def check_result(task: Task, r: dict, suite: Suite, identity: dict) -> dict[str,
     if not isinstance(raw, dict):
         raise ResultError("malformed result: no metrics object")
     metrics = {}
-    for spec in suite.metrics:
+    for spec in specs:
         if spec.by_harness:
             if spec.name in raw:
                 raise ResultError(f"malformed result: metric {spec.name!r} is the harness's")

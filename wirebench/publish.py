@@ -22,10 +22,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from . import archive, claims, compare, report
-from .drivers import ROOT
+from . import archive, claims, compare, model, report
+from .paths import DOCS
 
-DOCS = ROOT / "docs"
 DATA = DOCS / "data"
 CLAIMS = DOCS / "claims.toml"
 TEMPLATE = DOCS / "results.md.j2"
@@ -52,7 +51,7 @@ def publish(store, run_id: int, name: str, data: Path = DATA) -> tuple[Path, str
     return path, archive.write(store, run_id, path)
 
 
-def _md_table(t: report.Table) -> str:
+def _md_table(t: model.Table) -> str:
     out = [f"**{t.title}**", "", "| " + " | ".join(t.headers) + " |"]
     out.append("|" + "|".join("---" for _ in t.headers) + "|")
     out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in t.rows]
@@ -80,7 +79,7 @@ class Published:
         store, run_id = self._open(name)
         return report.build(store, run_id, attachments=False)
 
-    def results(self, name: str) -> list[report.CellResult]:
+    def results(self, name: str) -> list[model.CellResult]:
         return self.report(name).results
 
     def run(self, name: str) -> dict:
@@ -114,12 +113,12 @@ class Published:
     def ratio(self, name: str, a: str, b: str, metric: str = "time") -> str:
         ra, rb = claims.find(self.results(name), a), claims.find(self.results(name), b)
         claims.comparable(ra.cell, rb.cell)
-        return report.ratio(ra.metric(metric), rb.metric(metric)).text()
+        return model.ratio(ra.metric(metric), rb.metric(metric)).text()
 
     def median(self, name: str, a: str, metric: str = "time") -> str:
         r = claims.find(self.results(name), a)
         m = r.metric(metric)
-        return report.fmt_summary(r.summary(metric), m.unit)
+        return model.fmt_summary(r.summary(metric), m.unit)
 
     def claims(self) -> list[claims.Verdict]:
         return [

@@ -15,11 +15,12 @@ import os
 from functools import cache
 from pathlib import Path
 
-from .drivers import ROOT
+from .paths import RESULTS
 
 IDS = 3_000_000
 TAG = 0x08  # field 1, wire type 0 (varint)
 SIZE = 12_886_336
+PASSES = 10  # passes over the file per sample, the seed's
 # What one pass produces, by case (the seed's check values are these times 10).
 PER_PASS = {
     "count": SIZE,
@@ -27,7 +28,7 @@ PER_PASS = {
     "varint": IDS * (IDS - 1) // 2,  # the ids' sum, 4,499,998,500,000
 }
 SHA256 = "2e86c49a79fa1405fc6756242a6e45033659e9337b2d16897ab6470de1d87c79"
-DATA_DIR = ROOT / "results" / "data" / "readbytes"
+DATA_DIR = RESULTS / "data" / "readbytes"
 FILE_NAME = "shop-ids.pb"
 
 

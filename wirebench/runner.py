@@ -15,10 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import adaptive, instructions, processes, protocol
+from . import adaptive, instructions, processes, protocol, registry
 from .cells import Plan, Task
-from .protocol import Metric
-from .suites import ResultError
+from .protocol import Metric, ResultError
 
 # The driver identity a result must carry, by executable: {"lang", "toolchain"}.
 Identities = dict[Path, dict]
@@ -50,7 +49,7 @@ class Outcome:
 def driver_args(task: Task, role: str | None, fixtures: dict[str, str]) -> list[str]:
     c = task.cell
     args = ["run", "--suite", c.suite, "--case", c.case, "--lib", c.lib]
-    for k, v in c.driver_params.items():
+    for k, v in registry.of(c).driver_params(c.param).items():
         args += [f"--{k}", v]
     args += ["--iters", str(task.iters), "--samples", str(task.samples)]
     args += ["--warmup", str(task.warmup)]
@@ -76,7 +75,7 @@ def execute(task: Task, identities: Identities | None = None) -> Outcome:
 
 
 def _with_fixtures(task: Task, identities, wrap=None) -> Outcome:
-    suite = task.cell.spec
+    suite = registry.of(task.cell)
     workdirs: dict[str, str] = {}
     try:
         fixtures = {}
@@ -162,10 +161,12 @@ def judge(task: Task, result: dict, server: dict | None, identities=None) -> dic
     """The protocol's checks, then the suite's, of a parsed result (and its server's);
     the result's metrics, or ResultError. Whatever a driver printed, nothing else is
     raised: a check that trips over an unexpected shape is a malformed result too."""
-    suite = task.cell.spec
+    suite = registry.of(task.cell)
     try:
         client_id = _identity(identities, task.client) or _claimed(result)
-        metrics = protocol.check_result(task, result, suite, client_id)
+        metrics = protocol.check_result(
+            task, result, suite.metrics, suite.driver_params(task.cell.param), client_id
+        )
         suite.check_result(task, result, metrics)
         if server is not None:
             server_id = _identity(identities, task.server) or _claimed(server)
@@ -360,7 +361,7 @@ def _run_tasks(store, run_id, tasks, progress, identities, stop) -> tuple[float,
 
 def finish_cell(store, run_id: int, cell) -> None:
     """Completes a cell with the status its suite judges from its processes."""
-    status, error = cell.spec.judge_cell(store.processes(run_id, cell.key))
+    status, error = registry.of(cell).judge_cell(store.processes(run_id, cell.key))
     store.finish_cell(run_id, cell.key, status, error)
 
 

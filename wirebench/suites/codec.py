@@ -14,24 +14,39 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import lz4.block
 import zstandard
 
-from .. import codec_records, stats
-from . import MetricSpec, Param, ResultError, Suite, limit
-
-if TYPE_CHECKING:
-    from ..cells import Task
-    from ..protocol import Metric
-    from ..report import CellResult, Table
+from .. import charts as ch
+from .. import codec_records, model, stats
+from ..cells import Task
+from ..model import CellResult, Table, fmt_bytes, fmt_summary
+from ..protocol import Metric, MetricSpec, ResultError
+from ..suite import Param, Suite
+from . import limit
 
 OPS = ("populate", "serialize", "deserialize", "access")
 
-# The libraries of every driver by the format they write (docs/workloads.md, codec:
-# encodings), in reading order: the floor, text, then binary formats.
-FORMATS: dict[str, tuple[str, ...]] = {
+# The formats in reading order: the floor, text, then binary formats. A library's format
+# is its driver's to say (`list` names it: docs/protocol.md, suite codec); a format not
+# here reads after these.
+FORMATS = (
+    "null",
+    "json",
+    "msgpack",
+    "protobuf",
+    "capnp",
+    "flatbuffers",
+    "bincode",
+    "bitcode",
+    "postcard",
+    "rkyv",
+    "kryo",
+)
+# The libraries of runs stored before drivers named each library's format, by format (the
+# report reads those runs with it). Frozen: a library added since has its driver's word.
+FORMATS_BEFORE_LISTING: dict[str, tuple[str, ...]] = {
     "null": ("null",),
     "json": (
         "rapidjson",
@@ -56,7 +71,24 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "rkyv": ("rkyv",),
     "kryo": ("kryo",),
 }
-LIB_FORMAT = {lib: fmt for fmt, libs in FORMATS.items() for lib in libs}
+# Each library's format as the drivers of this process listed it (Codec.listed), over the
+# frozen table: what the checks and the report read.
+LIB_FORMAT = {lib: fmt for fmt, libs in FORMATS_BEFORE_LISTING.items() for lib in libs}
+
+
+def rank(fmt: str) -> tuple[int, str]:
+    """A format's place in reading order."""
+    return (FORMATS.index(fmt) if fmt in FORMATS else len(FORMATS), fmt)
+
+
+def format_rank(lib: str) -> tuple:
+    """A library's place in reading order: its format's, then within the format the
+    frozen table's order, libraries added since after those by name."""
+    fmt = LIB_FORMAT.get(lib, "")
+    before = FORMATS_BEFORE_LISTING.get(fmt, ())
+    return (*rank(fmt), before.index(lib) if lib in before else len(before), lib)
+
+
 ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "rkyv"})  # formats with `access`
 PARSE_ONLY = frozenset({"simdjson"})  # no serializer in the version we have
 
@@ -111,6 +143,26 @@ def _fold(case: str) -> int:
 
 
 class Codec(Suite):
+    def listed(self, driver, entry):
+        """Learns the library's format from its driver's listing; two drivers that name
+        one library's format differently are refused."""
+        fmt, lib = entry.get("format"), entry["lib"]
+        if not isinstance(fmt, str) or not fmt:
+            raise ResultError(f"{driver} lists codec library {lib!r} without its format")
+        known = LIB_FORMAT.setdefault(lib, fmt)
+        if known != fmt:
+            raise ResultError(f"{driver} lists {lib!r} as {fmt}, another driver as {known}")
+
+    def lib_rank(self, lib: str) -> tuple[int, str]:
+        return format_rank(lib)
+
+    def provenance(self) -> dict:
+        """The formats the run's drivers named, for its report."""
+        return {"formats": dict(sorted(LIB_FORMAT.items()))}
+
+    def recall(self, section: dict) -> None:
+        LIB_FORMAT.update(section.get("formats") or {})
+
     def expand(self, driver, entry, ctx):
         """The listed cell, without its packing when that is the implied `unpacked`."""
         if ctx.pairs:
@@ -166,7 +218,6 @@ class Codec(Suite):
         """The encoding the driver left in --out-dir: its size must be the reported one;
         Python decodes it where it can (JSON, MessagePack, null) and compares every record;
         zstd and lz4 sizes from one compressor for every language."""
-        from ..protocol import Metric
 
         c = task.cell
         path = Path(fixtures["out_dir"]) / f"{c.case}.{c.lib}"
@@ -225,6 +276,7 @@ class Codec(Suite):
         )
 
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
+        self.recall(((context.get("provenance") or {}).get("suites") or {}).get("codec") or {})
         bandwidth = limit.bandwidth(context.get("all", results)).get(limit.LIMIT_BLOCK)
         results = self.reading_order(results)
         tables = []
@@ -239,7 +291,7 @@ class Codec(Suite):
                 ]
                 if mine:
                     tables.append(language_table(case, mine, bandwidth))
-            for fmt in FORMATS:
+            for fmt in sorted({LIB_FORMAT.get(r.cell.lib) for r in results} - {None}, key=rank):
                 mine = [
                     r for r in results if r.cell.case == case and LIB_FORMAT.get(r.cell.lib) == fmt
                 ]
@@ -252,7 +304,6 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
     """Per case: the throughput of every implementation in each operation (MB/s of the
     encoding: its size over the time, whiskers from the time's 95% interval), one panel
     per operation, and the encoding's size per library. Bars are coloured by language."""
-    from .. import charts as ch
 
     files = {}
     for case in sorted({r.cell.case for r in results}):
@@ -400,7 +451,6 @@ def _packing_of(r: CellResult) -> list[str]:
 
 
 def _time(r: CellResult, op: str) -> str:
-    from ..report import fmt_summary
 
     m = r.metrics.get(op)
     if m is None:
@@ -426,7 +476,6 @@ def _scalar(r: CellResult, name: str) -> float | None:
 
 
 def _allocs(r: CellResult) -> str:
-    from ..report import fmt_bytes
 
     parts = []
     for op in OPS:
@@ -441,7 +490,6 @@ def _allocs(r: CellResult) -> str:
 def language_table(case: str, results: list[CellResult], bandwidth: float | None) -> Table:
     """The seed's layout for one language: population ns, serialization and
     deserialization MB/s, then access, sizes and allocations; the memcpy limit first."""
-    from ..report import Table, fmt_bytes
 
     packing = _packing(results)
 
@@ -496,8 +544,6 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
 def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
     """One format across languages: per operation, each cell's time and its ratio to the
     fastest cell with the same values of the parameters that govern the operation."""
-    from .. import report
-    from ..report import Table
 
     fastest: dict[tuple, CellResult] = {}
     for op in OPS:
@@ -521,7 +567,7 @@ def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
                 row.append("")
                 continue
             best = fastest[(op, *(r.cell.param.get(p) for p in GOVERNS[op]))]
-            q = report.ratio(m, best.metrics[op])
+            q = model.ratio(m, best.metrics[op])
             row.append(f"{_time(r, op)} ({q.text(x='x')})")
         rows.append(row)
     return Table(
@@ -579,6 +625,5 @@ SUITE = Codec(
     compared=OPS,
     fixtures=("out_dir",),
     implied={PACKING: UNPACKED},
-    lib_order=tuple(lib for libs in FORMATS.values() for lib in libs),
     iters=ITERS,
 )

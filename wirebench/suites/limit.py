@@ -3,15 +3,11 @@ against what the machine can do (today memcpy bandwidth)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import stats
-from . import MetricSpec, Param, ResultError, Suite
-
-if TYPE_CHECKING:
-    from ..cells import Task
-    from ..protocol import Metric
-    from ..report import CellResult, Table
+from ..cells import Task
+from ..model import CellResult, Table
+from ..protocol import Metric, MetricSpec, ResultError
+from ..suite import Param, Suite
 
 BLOCKS = {"16KiB": 16 << 10, "1MiB": 1 << 20, "64MiB": 64 << 20}
 LIMIT_BLOCK = "1MiB"  # the block other suites' limit columns use: cache-sized copies
@@ -44,7 +40,6 @@ class Limit(Suite):
             raise ResultError(f"wrong answers: check {r.get('check')!r}, expected the block size")
 
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
-        from ..report import Table
 
         rows = []
         for r in results:

@@ -11,27 +11,22 @@ tail). The driver's tailer reads every run back before the result counts.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .. import drivers
-from . import MetricSpec, Param, ResultError, Suite
-
-if TYPE_CHECKING:
-    from ..cells import Cell, Task
-    from ..protocol import Metric
-    from ..report import CellResult, Table
+from ..cells import Cell, Task
+from ..model import CellResult, Table
+from ..paths import RESULTS, mount_of
+from ..protocol import Metric, MetricSpec, ResultError, histogram_encoding
+from ..suite import Param, Suite
+from . import queue_report
 
 RATES = {"100k": 100_000, "500k": 500_000, "1M": 1_000_000}
 PACED_RUN_SECONDS = 0.1  # a paced run's length at its rate
-# The paced table's verdict: the highest rate whose p99 latency stays under this.
-P99_BOUND_NS = 10_000
 
 # Where the queue's directory goes, by the `storage` parameter.
 STORAGE = {
     "tmpfs": Path("/dev/shm"),
-    "disk": drivers.ROOT / "results" / "queue",
+    "disk": RESULTS / "queue",
 }
 # Runs per process, and untimed runs before them, by profile and case. The standard
 # profile has the seed's 10,000 runs.
@@ -41,25 +36,6 @@ RUNS = {
 }
 WARMUP_RUNS = {"quick": 10, "standard": 100}
 ITERS = {"single": 50_000, "bulk": 500_000}
-
-
-def mount_of(path: Path) -> dict:
-    """The file system holding `path` (its nearest existing ancestor): mount point, type
-    and device, from /proc/mounts."""
-    p = path
-    while not p.exists():
-        p = p.parent
-    p = p.resolve()
-    best = {"mount": "/", "fs": "?", "device": "?"}
-    try:
-        lines = Path("/proc/mounts").read_text().splitlines()
-    except OSError:
-        return best
-    for line in lines:
-        device, mount, fs, *_ = line.split()
-        if (p == Path(mount) or Path(mount) in p.parents) and len(mount) >= len(best["mount"]):
-            best = {"mount": mount, "fs": fs, "device": device}
-    return best
 
 
 def storage_dir(storage: str) -> Path:
@@ -100,34 +76,9 @@ def expected_checks(n: int, warmup: int, samples: int) -> list[int]:
     return out
 
 
-def interval_log(result: dict, metric: str = "latency") -> str:
-    """A process's per-second histograms as an HdrHistogram interval log (the format of
-    HistogramLogWriter, readable by HistogramLogProcessor and HdrHistogram's plotters)."""
-    from hdrh.histogram import HdrHistogram
-    from hdrh.log import HistogramLogWriter
-
-    from ..protocol import histogram_encoding
-
-    out = io.StringIO()
-    w = HistogramLogWriter(out)
-    cell = f"{result.get('lang')}/{result.get('lib')} {result.get('case')} {result.get('params')}"
-    w.output_comment(f"wirebench queue {metric}, ns: {cell}")
-    w.output_legend()
-    for iv in (result.get("intervals") or {}).get(metric, []):
-        h = HdrHistogram.decode(histogram_encoding(iv))
-        h.set_start_time_stamp(int(iv["start_ms"]))
-        h.set_end_time_stamp(int(iv["start_ms"]) + int(iv["length_ms"]))
-        # Times in the log are seconds since the first timed run; the max is in ns.
-        w.output_interval_histogram(
-            h,
-            iv["start_ms"] / 1000.0 or 1e-9,  # 0 would mean "the histogram's own stamp"
-            (iv["start_ms"] + iv["length_ms"]) / 1000.0,
-            max_value_unit_ratio=1.0,
-        )
-    return out.getvalue()
-
-
 class Queue(Suite):
+    rates = RATES  # for the report (queue_report.py)
+
     def iters_for(self, profile, case, params):
         if case == "paced":
             return int(RATES[params["rate"]] * PACED_RUN_SECONDS)
@@ -200,8 +151,6 @@ class Queue(Suite):
         intervals = r.get("intervals")
         if not isinstance(intervals, dict):
             raise ResultError("malformed result: no per-second interval histograms")
-        from ..protocol import histogram_encoding
-
         for name in names:
             # single: the runs timed write by write, one per sample; else every run.
             total = histogram_total(metrics[name].histogram)
@@ -223,19 +172,13 @@ class Queue(Suite):
 
     # -- the report ---------------------------------------------------------------------
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
-        from .queue_report import tables
-
-        return tables(self, results, context.get("provenance") or {})
+        return queue_report.tables(self, results, context.get("provenance") or {})
 
     def headline_tables(self, results: list[CellResult], base: str) -> list[Table]:
-        from .queue_report import headline_tables
-
-        return headline_tables(self, results, base)
+        return queue_report.headline_tables(self, results, base)
 
     def attachments(self, results: list[CellResult], processes, context) -> dict[str, bytes]:
-        from .queue_report import attachments
-
-        return attachments(results, processes)
+        return queue_report.attachments(results, processes)
 
 
 SUITE = Queue(

@@ -7,15 +7,16 @@ cost above its floor."""
 
 from __future__ import annotations
 
+import io
 import re
-from typing import TYPE_CHECKING
 
-from .. import report, stats
-from ..report import CellResult, Table, fmt_time, param_columns
-from .queue import P99_BOUND_NS, RATES, interval_log
+from .. import charts, model, stats
+from ..model import CellResult, Table, fmt_time
+from ..protocol import histogram_encoding
+from ..suite import Suite, param_columns
 
-if TYPE_CHECKING:
-    from .queue import Queue
+# The paced table's verdict: the highest rate whose p99 latency stays under this.
+P99_BOUND_NS = 10_000
 
 
 def _pct(r: CellResult, metric: str = "latency") -> dict[float, stats.Percentile]:
@@ -75,7 +76,7 @@ def _label(p: float) -> str:
     return "max" if p == 100.0 else f"p{p:g}"
 
 
-def tables(suite: Queue, results: list[CellResult], provenance: dict) -> list[Table]:
+def tables(suite: Suite, results: list[CellResult], provenance: dict) -> list[Table]:
     names = [n for n in param_columns(suite, results) if n != "rate"]
     floors = _floors(results)
     out = []
@@ -151,14 +152,14 @@ def _build_table(results: list[CellResult], provenance: dict) -> list[Table]:
     ]
 
 
-def _paced_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
+def _paced_tables(suite: Suite, results: list[CellResult]) -> list[Table]:
     paced = [r for r in results if r.cell.case == "paced"]
     if not paced:
         return []
     names = [n for n in param_columns(suite, paced) if n != "rate"]
     rows, ladder = [], {}
     shown = (50.0, 99.0, 99.9, 100.0)
-    for r in sorted(paced, key=lambda r: (r.cell.impl, RATES[r.cell.param["rate"]])):
+    for r in sorted(paced, key=lambda r: (r.cell.impl, suite.rates[r.cell.param["rate"]])):
         row = [r.cell.impl, r.cell.param["rate"], *(r.cell.param.get(n, "") for n in names)]
         if not r.ok:
             rows.append([*row, r.status.upper(), *[""] * (len(shown) + 1), _steal(r)])
@@ -174,11 +175,11 @@ def _paced_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
             ]
         )
         key = (r.cell.impl, *(r.cell.param.get(n, "") for n in names))
-        ladder.setdefault(key, []).append((RATES[r.cell.param["rate"]], lat[99.0].value))
+        ladder.setdefault(key, []).append((suite.rates[r.cell.param["rate"]], lat[99.0].value))
     verdict = []
     for key, points in sorted(ladder.items()):
         under = [rate for rate, p99 in points if p99 <= P99_BOUND_NS]
-        best = f"{max(under):,}/s" if under else f"none of {', '.join(RATES)}"
+        best = f"{max(under):,}/s" if under else f"none of {', '.join(suite.rates)}"
         verdict.append([*key, best])
     return [
         Table(
@@ -212,7 +213,7 @@ def _base_key(r: CellResult) -> tuple:
     return (r.cell.case, lib, tuple(sorted(params.items())))
 
 
-def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
+def _ratio_tables(suite: Suite, results: list[CellResult]) -> list[Table]:
     ok = [r for r in results if r.ok and r.cell.case in ("single", "bulk")]
     base = {
         (r.cell.case, r.cell.lib, r.cell.params): r
@@ -225,7 +226,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
         b = base.get(_base_key(r))
         if b is None or b is r:
             continue
-        q = report.ratio(r.metric("time"), b.metric("time"))
+        q = model.ratio(r.metric("time"), b.metric("time"))
         pa, pb = _pct(r), _pct(b)
         rows.append(
             [
@@ -254,7 +255,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
                 _ns(rel.summary("time").median),
                 _ns(r.summary("time").median),
                 stats.paired_difference(a.rounds, b.rounds, a.pilot).text(_ns),
-                report.ratio(a, b).text(),
+                model.ratio(a, b).text(),
             ]
         )
     out = []
@@ -284,7 +285,7 @@ def _ratio_tables(suite: Queue, results: list[CellResult]) -> list[Table]:
     return out
 
 
-def headline_tables(suite: Queue, results: list[CellResult], base: str) -> list[Table]:
+def headline_tables(suite: Suite, results: list[CellResult], base: str) -> list[Table]:
     """The queue's table in the report's headline: what each language's queue costs above
     its own null floor, per write (single) and per long (bulk), monotonic clock, tmpfs.
 
@@ -353,7 +354,6 @@ def attachments(results: list[CellResult], processes) -> dict[str, bytes]:
 def _charts(results: list[CellResult]) -> dict[str, bytes]:
     """Latency by percentile, log scale on both axes (as HdrHistogram's plotter draws
     it), one chart per case (per rate for paced), one line per cell."""
-    from .. import charts
 
     groups: dict[str, list[CellResult]] = {}
     for r in results:
@@ -382,3 +382,28 @@ def _charts(results: list[CellResult]) -> dict[str, bytes]:
         ax.legend(fontsize=7, loc="upper left")
         files[f"queue-{name}.svg"] = charts.svg(fig)
     return files
+
+
+def interval_log(result: dict, metric: str = "latency") -> str:
+    """A process's per-second histograms as an HdrHistogram interval log (the format of
+    HistogramLogWriter, readable by HistogramLogProcessor and HdrHistogram's plotters)."""
+    from hdrh.histogram import HdrHistogram
+    from hdrh.log import HistogramLogWriter
+
+    out = io.StringIO()
+    w = HistogramLogWriter(out)
+    cell = f"{result.get('lang')}/{result.get('lib')} {result.get('case')} {result.get('params')}"
+    w.output_comment(f"wirebench queue {metric}, ns: {cell}")
+    w.output_legend()
+    for iv in (result.get("intervals") or {}).get(metric, []):
+        h = HdrHistogram.decode(histogram_encoding(iv))
+        h.set_start_time_stamp(int(iv["start_ms"]))
+        h.set_end_time_stamp(int(iv["start_ms"]) + int(iv["length_ms"]))
+        # Times in the log are seconds since the first timed run; the max is in ns.
+        w.output_interval_histogram(
+            h,
+            iv["start_ms"] / 1000.0 or 1e-9,  # 0 would mean "the histogram's own stamp"
+            (iv["start_ms"] + iv["length_ms"]) / 1000.0,
+            max_value_unit_ratio=1.0,
+        )
+    return out.getvalue()

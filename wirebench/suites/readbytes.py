@@ -10,74 +10,16 @@ strategy and closes it; a sample is 10 passes, as in the seed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import readbytes_data as data
-from . import MetricSpec, Param, ResultError, Suite
+from ..cells import Cell, Task
+from ..model import CellResult, Table
+from ..paths import mount_of
+from ..protocol import Metric, MetricSpec, ResultError
+from ..readbytes_data import PASSES
+from ..suite import Param, Suite
+from . import readbytes_report
 
-if TYPE_CHECKING:
-    from ..cells import Cell, Task
-    from ..protocol import Metric
-    from ..report import CellResult, Table
-
-PASSES = 10  # passes per sample, the seed's
 WARMUP_PASSES = {"quick": 3, "standard": 10}
-
-# What each language's strategies do (docs/protocol.md, Suite readbytes), for the tables.
-STRATEGIES = {
-    "cpp": {
-        "null": "the file read into memory before timing, consumed from there (no I/O)",
-        "fread": "fread into an own 64 KiB buffer",
-        "mmap": "mmap of the whole file",
-        "fgetc": "fgetc per byte",
-        "fgetc_unlocked": "fgetc_unlocked per byte",
-        "getc_unlocked": "getc_unlocked per byte (glibc's macro)",
-        "dlsym_fread": 'fread found with dlopen("libc.so.6") and dlsym, own 64 KiB buffer',
-        "istreambuf_iterator": "std::istreambuf_iterator over a std::ifstream",
-        "ifstream_get": "std::ifstream::get() per byte",
-    },
-    "d": {
-        "null": "the file read into memory before timing, consumed from there (no I/O)",
-        "file_rawread": "std.stdio.File.rawRead into an own 64 KiB buffer, then slicing",
-        "by_chunk": "File.byChunk(64 KiB), each chunk's bytes",
-        "fread": "core.stdc.stdio.fread into an own 64 KiB buffer",
-        "dlsym_fread": 'fread found with dlopen("libc.so.6") and dlsym, own 64 KiB buffer',
-        "mmfile": "std.mmfile.MmFile, a slice of the mapping",
-        "range": "File.byChunk(64 KiB).joiner: a range of bytes (front, popFront)",
-        "fread_outparam": "fread's own 64 KiB buffer behind bool next(out ubyte b): false at "
-        "the end, the byte in an out parameter (seed D-3)",
-        "fread_eof_minus1": "fread's own 64 KiB buffer behind int next(): the byte, or -1 at "
-        "the end, as Java's read() (seed D-4)",
-    },
-    "java": {
-        "null": "the file read into memory before timing, consumed from there (no I/O)",
-        "buffered_stream": "BufferedInputStream.read() (8 KiB buffer)",
-        "own_buffer": "FileInputStream.read(byte[]) into an own 64 KiB array",
-        "file_channel": "FileChannel.read into a 64 KiB heap ByteBuffer, get()",
-        "mapped": "a MappedByteBuffer, get()",
-        "memory_segment": "a mapped MemorySegment (JDK 17's jdk.incubator.foreign)",
-        "nio_underflow": "FileChannel.read into a 64 KiB heap ByteBuffer, get() with no "
-        "hasRemaining(): its BufferUnderflowException refills it, or ends the file (seed java-3)",
-        "mapped_underflow": "a MappedByteBuffer, get() with no hasRemaining() until its "
-        "BufferUnderflowException ends the pass (seed java-3 as its code did it)",
-    },
-    "rust": {
-        "null": "the file read into memory before timing, consumed from there (no I/O)",
-        "bufreader_bytes": "BufReader::bytes() (8 KiB buffer)",
-        "own_buffer": "File::read into an own 64 KiB buffer",
-        "memmap2": "a memmap2::Mmap of the file",
-    },
-    "go": {
-        "null": "the file read into memory before timing, consumed from there (no I/O)",
-        "bufio": "bufio.Reader.ReadByte (4 KiB buffer)",
-        "own_buffer": "os.File.Read into an own 64 KiB buffer",
-        "mmap": "syscall.Mmap of the whole file",
-    },
-}
-
-
-def describe(cell: Cell) -> str:
-    return STRATEGIES.get(cell.lang, {}).get(cell.lib, "")
 
 
 class Readbytes(Suite):
@@ -110,8 +52,6 @@ class Readbytes(Suite):
         return path
 
     def provenance(self) -> dict:
-        from .queue import mount_of
-
         path = data.DATA_DIR / data.FILE_NAME
         return {"data": {"path": str(path), "bytes": data.SIZE, **mount_of(path)}}
 
@@ -135,14 +75,14 @@ class Readbytes(Suite):
             )
 
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
-        from .readbytes_report import tables
-
-        return tables(results, context.get("all", results))
+        return readbytes_report.tables(
+            self, results, context.get("all", results), context.get("provenance") or {}
+        )
 
     def attachments(self, results: list[CellResult], processes, context) -> dict[str, bytes]:
-        from .readbytes_report import charts
-
-        return charts(results, context["all"])
+        return readbytes_report.charts(
+            self, results, context["all"], context.get("provenance") or {}
+        )
 
 
 SUITE = Readbytes(

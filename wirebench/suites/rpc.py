@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .. import stats, workloads
-from . import ExpandContext, MetricSpec, Param, ResultError, Suite, limit, signature
-
-if TYPE_CHECKING:
-    from ..cells import Task
-    from ..protocol import Metric
-    from ..report import CellResult, Table
+from .. import charts as ch
+from .. import model, stats, workloads
+from ..cells import Task
+from ..model import CellResult, Table, fmt_bytes, fmt_ratio, fmt_time
+from ..protocol import Metric, MetricSpec, ResultError
+from ..suite import ExpandContext, Param, Suite, signature
+from . import limit
 
 CHECKS_FILE = Path(__file__).resolve().parent.parent.parent / "testdata" / "rpc" / "checks.json"
 PIPE_MODES = ("pipe", "pipe-async")
@@ -32,11 +31,7 @@ PLACEMENTS = {
     "unpinned": "the scheduler decides",
 }
 
-# Iterations per sample: quick is a tenth of the published counts; standard is them.
-ITERS = {
-    "quick": {"carsales": 1000, "catrank": 100, "eval": 20000},
-    "standard": {"carsales": 10000, "catrank": 1000, "eval": 200000},
-}
+ITERS = workloads.RPC_ITERS  # iterations per sample, by profile and case
 
 # The pipe cells that also run between languages (client in one, server in the other) for
 # every ordered pair of languages built: the library and parameter values allowed.
@@ -133,8 +128,6 @@ class Rpc(Suite):
             )
 
     def tables(self, results: list[CellResult], context: dict) -> list[Table]:
-        from .. import report
-        from ..report import Table, fmt_bytes, fmt_ratio, fmt_time
 
         bandwidth = limit.bandwidth(context["all"])
         block = limit.LIMIT_BLOCK
@@ -151,7 +144,7 @@ class Rpc(Suite):
                 floor = floors.get(_floor_key(r))
                 vs_null = "-"
                 if floor and floor is not r:
-                    vs_null = fmt_ratio(report.ratio(time, floor.metric("time")))
+                    vs_null = fmt_ratio(model.ratio(time, floor.metric("time")))
                 bpi = r.summary("bytes").median
                 memcpy = fmt_time(bpi / bandwidth[block]) if bpi and block in bandwidth else "-"
                 rows.append(
@@ -194,8 +187,6 @@ def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict
     language's cell of the same library and parameters (paired by round: the report's
     ratios), whiskers the 95% interval. Pipe cells between two languages are not drawn:
     they belong to neither."""
-    from .. import charts as ch
-    from .. import report
 
     single = [r for r in results if r.ok and r.cell.server_lang in (None, r.cell.lang)]
     bases = {(r.cell.case, r.cell.lib, r.cell.params): r for r in single if r.cell.lang == base}
@@ -206,7 +197,7 @@ def charts(results: list[CellResult], base: str, modes: tuple[str, ...]) -> dict
             continue
         p = r.cell.param
         setting = (r.cell.case, p.get("compression"), p.get("reuse"), p.get("build"))
-        q = report.ratio(r.metric("time"), b.metric("time"))
+        q = model.ratio(r.metric("time"), b.metric("time"))
         groups.setdefault(setting, {}).setdefault(r.cell.impl, {})[p["mode"]] = q
     files = {}
     for (case, compression, reuse, build), impls in sorted(groups.items(), key=str):
