@@ -14,6 +14,13 @@ from .processes import DEFAULT_MEMORY_LIMIT
 # names its build; no ratio mixes two.
 BUILDS = ("stock", "tuned")
 DEFAULT_BUILD = BUILDS[0]
+
+
+def builds_asked(wanted) -> list[str]:
+    """The builds a run's `build` filter asks for, in BUILDS order: the default when none."""
+    return [b for b in BUILDS if b in (wanted or {DEFAULT_BUILD})]
+
+
 # The harness's own parameters of every cell (suite.CORE_PARAMS): its build, an A/A twin.
 CORE_PARAM_NAMES = ("build", "twin")
 

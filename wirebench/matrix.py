@@ -10,7 +10,7 @@ driver each).
 from __future__ import annotations
 
 from . import registry
-from .cells import BUILDS, DEFAULT_BUILD, Cell
+from .cells import Cell, builds_asked
 from .protocol import ResultError
 from .suite import ExpandContext, signature
 
@@ -102,7 +102,7 @@ def expand(
         pairs_of_profile=profile,
     )
     chosen = filters.get("suite")
-    builds = sorted(filters.get("build") or {DEFAULT_BUILD}, key=BUILDS.index)
+    builds = builds_asked(filters.get("build"))
     cells: list[Cell] = []
 
     def add(suite, case, lang, lib, params, server, toolchain):

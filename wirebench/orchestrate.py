@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from . import (
@@ -21,7 +22,7 @@ from . import (
     report,
     runner,
 )
-from .cells import BUILDS, DEFAULT_BUILD, Cell, Plan, PlanEntry
+from .cells import DEFAULT_BUILD, Cell, Plan, PlanEntry, builds_asked
 from .profiles import PROFILES, Profile
 from .suite import signature
 
@@ -53,6 +54,14 @@ class Request:
     address_seeds: int = 0  # seeded address placements (processes.py); 0: randomised
     claims: Path | None = None  # only the cells these claims compare (claims.py)
 
+    @cached_property
+    def parsed(self) -> dict[str, frozenset[str] | None]:
+        """The filters, parsed once for the whole run; RunError names a bad one."""
+        try:
+            return {k: matrix.parse_filter(k, self.filters.get(k)) for k in matrix.FILTER_NAMES}
+        except matrix.MatrixError as e:
+            raise RunError(str(e)) from None
+
 
 # Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
 # "Layout variants": in the dimensioning experiment one binary's layout moved byte loops
@@ -76,8 +85,8 @@ def layouts(req: Request, names: list[str]) -> dict[str, int]:
 
 def selected_drivers(req: Request) -> list[str]:
     """The drivers a request needs (validating its filters and pairs on the way)."""
+    parsed = req.parsed
     try:
-        parsed = {k: matrix.parse_filter(k, req.filters.get(k)) for k in matrix.FILTER_NAMES}
         pairs = matrix.parse_pairs(req.pairs)
         for name in {x for p in pairs or () for x in p}:
             drivers.get(name)
@@ -103,17 +112,13 @@ def selected_drivers(req: Request) -> list[str]:
 
 def selected_builds(req: Request) -> list[str]:
     """The build profiles a request runs (stock unless --build says otherwise)."""
-    try:
-        wanted = matrix.parse_filter("build", req.filters.get("build"))
-    except matrix.MatrixError as e:
-        raise RunError(str(e)) from None
-    return [b for b in BUILDS if b in (wanted or {DEFAULT_BUILD})]
+    return builds_asked(req.parsed["build"])
 
 
 def plan(req: Request, names: list[str]) -> Plan:
     """The plan of a request over built drivers. Raises RunError naming what is wrong."""
+    parsed = req.parsed
     try:
-        parsed = {k: matrix.parse_filter(k, req.filters.get(k)) for k in matrix.FILTER_NAMES}
         first = selected_builds(req)[0]  # every build lists the same cells
         listed = {name: list(drivers.list_cells(name, first)) for name in names}
         cells = matrix.expand(
