@@ -9,6 +9,8 @@ bytes docs/workloads.md fixes must also be byte for byte the same in every langu
 Python's own decoders read them.
 """
 
+import hashlib
+import importlib.util
 import json
 import subprocess
 
@@ -102,3 +104,41 @@ def test_python_reads_every_languages_codec_files(writer):
         if fmt in PYTHON_ENCODERS:
             data = (GOLDEN / writer / name).read_bytes()
             assert codec_records.decode(fmt, case, data) == codec_records.records(case), name
+
+
+def _golden_links():
+    path = drivers.ROOT / "scripts" / "golden-links.py"
+    spec = importlib.util.spec_from_file_location("golden_links", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_golden_file_is_kept_once():
+    """A file equal to the C++ driver's is a link to it (scripts/golden-links.py): the
+    checkout holds one copy of each, and every link reaches an equal file."""
+    seen: dict[str, str] = {}
+    for f in sorted(GOLDEN.glob("*/*")):
+        if f.is_symlink():
+            assert f.resolve() == (GOLDEN / "cpp" / f.name).resolve(), f
+            continue
+        digest = hashlib.sha256(f.read_bytes()).hexdigest()
+        assert digest not in seen or seen[digest].split("/")[1] != f.name, (f, seen[digest])
+        seen.setdefault(digest, f"{f.parent.name}/{f.name}")
+    assert any(f.is_symlink() for f in GOLDEN.glob("*/*"))
+
+
+def test_the_link_script_links_equal_files_and_leaves_the_others(tmp_path):
+    golden = tmp_path / "golden"
+    (golden / "cpp").mkdir(parents=True)
+    (golden / "go").mkdir()
+    (golden / "cpp" / "log.json").write_bytes(b"same")
+    (golden / "cpp" / "log.capnp").write_bytes(b"cpp's")
+    (golden / "go" / "log.json").write_bytes(b"same")
+    (golden / "go" / "log.capnp").write_bytes(b"go's")
+    (golden / "go" / "extra.bin").write_bytes(b"same")
+    linked = _golden_links().link_duplicates(golden)
+    assert linked == [golden / "go" / "log.json"]
+    assert (golden / "go" / "log.json").is_symlink()
+    assert (golden / "go" / "log.json").read_bytes() == b"same"
+    assert not (golden / "go" / "log.capnp").is_symlink()
