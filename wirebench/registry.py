@@ -11,9 +11,16 @@ from .cells import Cell
 from .suite import CORE_PARAMS, Suite
 from .suites import codec, limit, queue, readbytes, rpc
 
-# The suites, in reading order: one line per suite.
+# The suites, in reading order: a suite is its import above and its line here.
 SUITES: dict[str, Suite] = {
-    s.name: s for s in (rpc.SUITE, codec.SUITE, queue.SUITE, readbytes.SUITE, limit.SUITE)
+    s.name: s
+    for s in (
+        rpc.SUITE,
+        codec.SUITE,
+        queue.SUITE,
+        readbytes.SUITE,
+        limit.SUITE,
+    )
 }
 
 
