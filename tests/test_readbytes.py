@@ -160,26 +160,6 @@ def _real_task(name, lib, case, cache="warm"):
 
 
 @pytest.mark.parametrize("name", READERS)
-def test_every_strategy_of_every_driver_passes_the_harness_checks(name, data):
-    """Every strategy and case, warm; and each strategy's cold cell once (where this
-    machine can empty the cache)."""
-    _built(name)
-    libs = list(readbytes_report.STRATEGIES[drivers.DRIVERS[name].lang])
-    failed = []
-    for case in PER_PASS:
-        for lib in libs:
-            outcome = runner.execute(_real_task(name, lib, case))
-            if not outcome.ok:
-                failed.append(f"{lib} {case}: {outcome.error}")
-    if readbytes_data.cold_refusal(data) is None:
-        for lib in libs[1:]:
-            outcome = runner.execute(_real_task(name, lib, "sum", "cold"))
-            if not outcome.ok:
-                failed.append(f"{lib} sum cold: {outcome.error}")
-    assert not failed, "\n".join(failed)
-
-
-@pytest.mark.parametrize("name", READERS)
 def test_every_driver_refuses_a_file_that_is_not_the_data(name, data, tmp_path):
     """The harness checks the file before it hands it over; a driver checks every pass
     on its own: given a corrupt copy directly, each says where it went wrong."""

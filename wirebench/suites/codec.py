@@ -90,7 +90,6 @@ def format_rank(lib: str) -> tuple:
 
 
 ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "rkyv"})  # formats with `access`
-PARSE_ONLY = frozenset({"simdjson"})  # no serializer in the version we have
 
 # Iterations per sample: one iteration is the whole case (one record, or 1000). A sample
 # of the slowest library (nlohmann-json, about 20 µs a record) takes 0.1 s in quick.
@@ -184,8 +183,6 @@ class Codec(Suite):
             raise ResultError("the result measures no operation (populate, serialize, ...)")
         if "access" in ops and fmt not in ZERO_COPY:
             raise ResultError(f"{lib} reports access, but {fmt} is no zero-copy format")
-        if lib in PARSE_ONLY and {"populate", "serialize"} & set(ops):
-            raise ResultError(f"{lib} has no serializer, yet reports populate or serialize")
         for op in ops:
             if any(v < 1 for v in metrics[op].samples):
                 raise ResultError(f"malformed result: a {op} sample is below 1 ns")
