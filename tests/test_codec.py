@@ -170,16 +170,6 @@ def test_result_checks_name_what_is_wrong():
     access = {"unit": "ns", "iters": 4, "samples": [9] * 3}
     with pytest.raises(ResultError, match="json is no zero-copy format"):
         judge(task(lib="jackson"), *result(access=access))
-    simd = Cell.make(
-        "codec",
-        "log",
-        "fake",
-        "simdjson",
-        {"buffer": "reused", "strings": "owned", "validation": "validated"},
-    )
-    serialize = {"unit": "ns", "iters": 4, "samples": [9] * 3}
-    with pytest.raises(ResultError, match="simdjson has no serializer"):
-        judge(Task(simd, 4, 3, 1, 30, FAKE), *result(serialize=serialize))
 
 
 def test_the_encoding_left_in_out_dir_is_checked(tmp_path):
