@@ -21,6 +21,7 @@ import (
 	"github.com/tinylib/msgp/msgp"
 
 	"wirebench/drivers/go/internal/codec/records"
+	"wirebench/drivers/go/internal/core"
 )
 
 // goldenRoot holds every language's golden files (testdata/golden/<lang>).
@@ -119,21 +120,17 @@ const maxSeed = 16 << 10
 // fuzzLibs are the libraries FuzzCodec decodes with: the one WIREBENCH_FUZZ_TARGET names
 // (codec_<lib>, a "-" in its name as "_"), or every library.
 func fuzzLibs(f *testing.F) []*Lib {
-	if name, ok := strings.CutPrefix(os.Getenv("WIREBENCH_FUZZ_TARGET"), "codec_"); ok {
-		var l *Lib
-		for i := range Libs {
-			if strings.ReplaceAll(Libs[i].Name, "-", "_") == name {
-				l = &Libs[i]
-			}
-		}
-		if l == nil {
-			f.Fatalf("WIREBENCH_FUZZ_TARGET: no codec library %q", name)
-		}
-		return []*Lib{l}
-	}
-	libs := make([]*Lib, len(Libs))
+	names := make([]string, len(Libs))
 	for i := range Libs {
-		libs[i] = &Libs[i]
+		names[i] = Libs[i].Name
+	}
+	chosen, err := core.FuzzTarget("codec", names)
+	if err != nil {
+		f.Fatal(err)
+	}
+	libs := make([]*Lib, len(chosen))
+	for i, k := range chosen {
+		libs[i] = &Libs[k]
 	}
 	return libs
 }
