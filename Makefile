@@ -72,5 +72,5 @@ test-harness: lint
 	WIREBENCH_REQUIRE_DRIVERS=1 $(UV) run pytest -q
 
 lint:
-	$(UV) run ruff check wirebench tests drivers/java/scripts
-	$(UV) run ruff format --check wirebench tests drivers/java/scripts
+	$(UV) run ruff check wirebench tests scripts drivers
+	$(UV) run ruff format --check wirebench tests scripts drivers

@@ -8,6 +8,7 @@ case (and variant) of the target (src/fuzz.rs). With --logs, also every `logs.<f
 
     fuzz/seeds.py OUT_DIR LIST [--logs]     writes OUT_DIR/<suite>_<lib>/<sha1>
 """
+
 import hashlib
 import json
 import pathlib
@@ -23,7 +24,7 @@ def split_null(b):
     i = 0
     while i < len(b):
         (n,) = struct.unpack_from("<I", b, i)
-        yield b[i:i + 4 + n]
+        yield b[i : i + 4 + n]
         i += 4 + n
 
 
@@ -38,7 +39,7 @@ def split_protobuf(b):
             shift += 7
             if c < 0x80:
                 break
-        yield b[i:j + size]
+        yield b[i : j + size]
         i = j + size
 
 
@@ -51,15 +52,15 @@ def capnp_words(table):
     head += head % 8
     if len(table) < head:
         return None
-    sizes = struct.unpack_from("<%dI" % count, table, 4)
+    sizes = struct.unpack_from(f"<{count}I", table, 4)
     return head // 8 + sum(sizes)
 
 
 def split_capnp(b):
     i = 0
     while i < len(b):
-        n = capnp_words(b[i:i + 8 * 1024]) * 8
-        yield b[i:i + n]
+        n = capnp_words(b[i : i + 8 * 1024]) * 8
+        yield b[i : i + n]
         i += n
 
 
@@ -82,17 +83,21 @@ def split_packed(b):
             elif tag == 0xFF:
                 n = b[i]
                 i += 1
-                out += b[i:i + 8 * n]
+                out += b[i : i + 8 * n]
                 i += 8 * n
-            words = capnp_words(bytes(out[:8 * 1024]))
+            words = capnp_words(bytes(out[: 8 * 1024]))
             if words is not None and len(out) >= 8 * words:
                 break
         yield b[start:i]
 
 
 # The framing of each rpc library's request streams; a library not here has no seeds.
-SPLIT = {"null.none": split_null, "protobuf.none": split_protobuf,
-         "capnp.none": split_capnp, "capnp.packed": split_packed}
+SPLIT = {
+    "null.none": split_null,
+    "protobuf.none": split_protobuf,
+    "capnp.none": split_capnp,
+    "capnp.packed": split_packed,
+}
 
 
 def put(out, target, data):
