@@ -48,6 +48,7 @@ FLOORS = {
     # 4: what works on the registry: drivers, the store, the matrix, statistics of a run
     "pgo": 4,
     "drivers": 4,
+    "library_variants": 4,
     "store": 4,
     "matrix": 4,
     "headline": 4,

@@ -21,8 +21,10 @@ def builds_asked(wanted) -> list[str]:
     return [b for b in BUILDS if b in (wanted or {DEFAULT_BUILD})]
 
 
-# The harness's own parameters of every cell (suite.CORE_PARAMS): its build, an A/A twin.
-CORE_PARAM_NAMES = ("build", "twin")
+# The harness's own parameters of a cell: its build and an A/A twin (suite.CORE_PARAMS,
+# on every cell), and the library variant of its driver (only on a variant's cells:
+# suite.VARIANT).
+CORE_PARAM_NAMES = ("build", "twin", "variant")
 
 
 @dataclass(frozen=True, order=True)
@@ -62,7 +64,7 @@ class Cell:
     @property
     def work(self) -> tuple[tuple[str, str], ...]:
         """The parameters that say what work the cell does: all but the core's (its build,
-        an A/A twin), which only say how it is measured."""
+        an A/A twin, a library variant), which say what measures it."""
         return tuple(p for p in self.params if p[0] not in CORE_PARAM_NAMES)
 
     @property
@@ -71,13 +73,29 @@ class Cell:
         return self.param.get("build", DEFAULT_BUILD)
 
     @property
+    def variant(self) -> str | None:
+        """The library variant of its driver (library_variants.py: `capnp@0.26.0`), None
+        for the driver as committed. A pipe cell's server of the same language is the same
+        variant."""
+        return self.param.get("variant")
+
+    @property
     def driver_id(self) -> str:
-        """The client's (or local process's) driver in drivers.DRIVERS."""
-        return self.lang if self.toolchain is None else f"{self.lang}-{self.toolchain}"
+        """The client's (or local process's) driver (drivers.get)."""
+        base = self.lang if self.toolchain is None else f"{self.lang}-{self.toolchain}"
+        return base if self.variant is None else f"{base}+{self.variant}"
+
+    @property
+    def server_driver_id(self) -> str | None:
+        """A pipe cell's server's driver: the client's variant when it is the same language."""
+        if self.variant is not None and self.server_lang == self.lang:
+            return f"{self.server_lang}+{self.variant}"
+        return self.server_lang
 
     @property
     def impl(self) -> str:
         lang = self.lang if self.toolchain is None else f"{self.lang}@{self.toolchain}"
+        lang = lang if self.variant is None else f"{lang}+{self.variant}"
         if self.server_lang and self.server_lang != self.lang:
             return f"{lang}:{self.server_lang}/{self.lib}"
         return f"{lang}/{self.lib}"
@@ -178,6 +196,9 @@ class Plan:
     # Seeded address placement (processes.py): round r runs with randomisation off at
     # seed r mod P, in every driver. 0: the kernel's randomisation, unseeded.
     address_seeds: int = 0
+    # The library variants of its drivers (library_variants.py), each as `--with` gave it:
+    # {"lang", "name", "source"}, by the label its cells carry.
+    library_variants: dict[str, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {
@@ -190,6 +211,7 @@ class Plan:
             "layouts": self.layouts,
             "pilot": self.pilot,
             "address_seeds": self.address_seeds,
+            **({"library_variants": self.library_variants} if self.library_variants else {}),
             "cells": [e.to_json() for e in self.entries],
         }
 
@@ -207,6 +229,7 @@ class Plan:
             d.get("layouts") or {},
             d.get("pilot"),
             d.get("address_seeds") or 0,
+            d.get("library_variants") or {},
         )
 
     def layout(self, driver: str, rep: int) -> int:
@@ -226,7 +249,7 @@ class Plan:
     def builds(self) -> list[tuple[str, str]]:
         """Every (driver, build profile) the plan starts."""
         ids = {(e.cell.driver_id, e.cell.build) for e in self.entries}
-        ids |= {(e.cell.server_lang, e.cell.build) for e in self.entries if e.cell.server_lang}
+        ids |= {(e.cell.server_driver_id, e.cell.build) for e in self.entries if e.cell.is_pipe}
         return sorted(ids)
 
     @property
@@ -251,7 +274,7 @@ class Plan:
         def task(e: PlanEntry, measure: str, rep: int) -> Task:
             c = e.cell
             layout = self.layout(c.driver_id, rep)
-            server_layout = self.layout(c.server_lang, rep) if c.is_pipe else 0
+            server_layout = self.layout(c.server_driver_id, rep) if c.is_pipe else 0
             return Task(
                 cell=c,
                 iters=e.iters,
@@ -260,7 +283,9 @@ class Plan:
                 timeout=self.timeout,
                 memory_limit=self.memory_limit,
                 client=executables[c.driver_id, c.build, layout],
-                server=executables[c.server_lang, c.build, server_layout] if c.is_pipe else None,
+                server=executables[c.server_driver_id, c.build, server_layout]
+                if c.is_pipe
+                else None,
                 measure=measure,
                 layout=layout,
                 server_layout=server_layout,

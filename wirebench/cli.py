@@ -160,13 +160,15 @@ def list_cmd(as_json: bool) -> None:
 # -- build ---------------------------------------------------------------------------------------
 
 
-def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> None:
+def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> dict[str, str]:
     """Builds each (driver, build profile); cargo, CMake and Go rebuild only what changed,
-    and a command two builds share runs once."""
+    and a command two builds share runs once. A library variant is always brought up to
+    date, and one that fails to build does not stop the run: {driver: why} of those."""
     ran: set = set()
+    broken: dict[str, str] = {}
     for name, build in builds:
         d = drivers.get(name)
-        if only_missing and d.is_built(build):
+        if only_missing and d.variant is None and d.is_built(build):
             continue
         console.print(f"building the {name} driver ({build})", highlight=False)
         try:
@@ -174,22 +176,30 @@ def _build(builds: list[tuple[str, str]], only_missing: bool = False) -> None:
                 lambda m: console.print(f"  {m}", highlight=False, markup=False), build, ran
             )
         except drivers.DriverError as e:
-            _fail(str(e), 1)
+            if d.variant is None:
+                _fail(str(e), 1)
+            console.print(f"[red]error:[/] {e}; its cells will be error rows", highlight=False)
+            broken[name] = str(e)
+    return broken
 
 
-def _build_variants(plan) -> None:
-    """Relinks the layout variants the plan rotates over that are missing or stale."""
+def _build_variants(plan, broken: dict[str, str]) -> None:
+    """Relinks the layout variants the plan rotates over that are missing or stale (of the
+    drivers that built; a library variant's failure joins `broken`)."""
     ran: set = set()  # variant 0's commands, run once (go generate)
     for name, build in plan.builds:
         k = plan.layouts.get(name, 1)
-        if k > 1:
+        if k > 1 and name not in broken:
             console.print(f"layout variants of the {name} driver ({build}): {k}", highlight=False)
             try:
                 drivers.get(name).build_variants(
                     lambda m: console.print(f"  {m}", highlight=False, markup=False), build, k, ran
                 )
             except drivers.DriverError as e:
-                _fail(str(e), 1)
+                if drivers.get(name).variant is None:
+                    _fail(str(e), 1)
+                console.print(f"[red]error:[/] {e}; its cells will be error rows", highlight=False)
+                broken[name] = str(e)
 
 
 @main.command()
@@ -319,6 +329,16 @@ def _filter_options(f):
     help="Only the cells the claims of FILE compare (docs/claims.toml: the seeds' claims); "
     "with --headline, those and the headline cells.",
 )
+@click.option(
+    "--with",
+    "with_",
+    multiple=True,
+    metavar="LANG:NAME=SOURCE",
+    help="A library variant (repeatable): the driver of LANG built against another version "
+    "or checkout of its library NAME (rust:capnp=0.26.0, go:capnp=../go-capnp, "
+    "cpp:capnp=/opt/capnp-1.1 as an install prefix); its cells run beside the committed "
+    "driver's, labelled NAME@SOURCE (docs/methodology.md, 'Library variants').",
+)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -347,6 +367,7 @@ def run(
     layouts,
     address_seeds,
     claims,
+    with_,
     resume,
     show_report,
     as_json,
@@ -374,8 +395,8 @@ def run(
             _fail(str(e))
         if warning:
             console.print(f"warning: {warning}", highlight=False)
-        _build(plan.builds, only_missing=True)
-        _build_variants(plan)
+        broken = _build(plan.builds, only_missing=True)
+        _build_variants(plan, broken)
         run_id = resume
     else:
         req = Request(
@@ -397,6 +418,7 @@ def run(
             layouts=layouts,
             address_seeds=address_seeds,
             claims=claims,
+            with_=with_,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -404,14 +426,15 @@ def run(
             plan = orchestrate.plan(req, names)
         except RunError as e:
             _fail(str(e))
-        _build_variants(plan)
+        broken = _build([(n, b) for n, b in plan.builds if drivers.get(n).variant])
+        _build_variants(plan, broken)
         store = _open_store(db, write=True)
         command = shlex.join(["wirebench", *sys.argv[1:]])
         run_id = None
     try:
         if run_id is None:
             run_id = orchestrate.start(store, req, plan, command)
-        status = _run_with_progress(store, run_id, plan)
+        status = _run_with_progress(store, run_id, plan, broken)
         data = orchestrate.build_report(store, run_id)
     except Exception as e:
         if not is_database_error(e):
@@ -442,7 +465,7 @@ def run(
         sys.exit(1)
 
 
-def _run_with_progress(store, run_id, plan) -> str:
+def _run_with_progress(store, run_id, plan, broken=None) -> str:
     tasks = orchestrate.pending(store, run_id, plan)
     total = len(tasks)
     console.print(
@@ -508,7 +531,7 @@ def _run_with_progress(store, run_id, plan) -> str:
                 highlight=False,
             )
 
-        return orchestrate.execute(store, run_id, plan, on_progress, on_round)
+        return orchestrate.execute(store, run_id, plan, on_progress, on_round, broken)
 
 
 def _emit_report(data: report.Report, db: str, html_dir: Path | None = None) -> Path | None:

@@ -46,17 +46,19 @@ def _variant_executable(executable: str, layout: int) -> str:
     return executable if layout == 0 else f"{executable}.layout-{layout}"
 
 
-def _run(log, cmd) -> None:
-    """Runs one build command in the repository root (a callable(log): a step in Python);
-    its output's tail is the error."""
+def _run(log, cmd, root: Path = ROOT, env: dict | None = None) -> None:
+    """Runs one build command in the driver's tree, `root` (the repository, or a library
+    variant's tree: library_variants.py), with `env` added to the environment; a
+    callable(log, root, env) is a step in Python. The output's tail is the error."""
     if callable(cmd):
         try:
-            cmd(log)
-        except (RuntimeError, OSError) as e:
+            cmd(log, root, env)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
             raise DriverError(str(e)) from e
         return
-    log(f"$ {' '.join(cmd)}")
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    log(f"$ {' '.join(cmd)}" + (f" (in {root})" if root != ROOT else ""))
+    full_env = {**os.environ, **env} if env else None
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=full_env)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
         raise DriverError(tail)
@@ -125,12 +127,12 @@ class CMakeRelink(Relink):
     build_dir: str = ""
 
     def steps(self, build: Build, n: int) -> tuple:
-        cache = ROOT / self.build_dir / "CMakeCache.txt"
-
-        def configure(log):
+        def configure(log, root, env):
+            cache = root / self.build_dir / "CMakeCache.txt"
             found = re.search(r"^WB_LAYOUTS:STRING=(\d+)$", cache.read_text(), re.M)
             if found is None or int(found.group(1)) < n:
-                _run(log, ("cmake", "-S", "drivers/cpp", "-B", self.build_dir, f"-DWB_LAYOUTS={n}"))
+                cmd = ("cmake", "-S", "drivers/cpp", "-B", self.build_dir, f"-DWB_LAYOUTS={n}")
+                _run(log, cmd, root, env)
 
         targets = [Path(_variant_executable(build.executable, k)).name for k in range(1, n)]
         return (configure, ("cmake", "--build", self.build_dir, "-j2", "--target", *targets))
@@ -148,8 +150,8 @@ class MakeRelink(Relink):
 
 
 def _copy_if_changed(source: str, dest: str):
-    def copy(log):
-        src, dst = ROOT / source, ROOT / dest
+    def copy(log, root, env):
+        src, dst = root / source, root / dest
         if dst.is_file() and filecmp.cmp(src, dst, shallow=False):
             return
         log(f"copy {source} to {dest}")
@@ -257,10 +259,16 @@ class Driver:
     pkgconfig: tuple[str, ...]  # libraries the build needs (pkg-config names)
     install_hint: str
     primary: bool = True  # the language's default driver (cells name no toolchain)
+    # A library variant (library_variants.py): its label, the tree it is built in, and
+    # what its builds add to the environment. None: the driver as committed.
+    variant: str | None = None
+    root: Path = ROOT
+    build_env: dict[str, str] | None = None
 
     @property
     def name(self) -> str:
-        return self.lang if self.primary else f"{self.lang}-{self.toolchain}"
+        base = self.lang if self.primary else f"{self.lang}-{self.toolchain}"
+        return base if self.variant is None else f"{base}+{self.variant}"
 
     @property
     def identity(self) -> tuple[str, str | None]:
@@ -277,13 +285,13 @@ class Driver:
             ) from None
 
     def path(self, build: str = DEFAULT_BUILD) -> Path:
-        return ROOT / self.profile(build).executable
+        return self.root / self.profile(build).executable
 
     def is_built(self, build: str = DEFAULT_BUILD) -> bool:
         b = self.profile(build)
         exe = self.path(build)
         built = exe.is_file() and os.access(exe, os.X_OK)
-        return built and (b.artifact is None or (ROOT / b.artifact).is_file())
+        return built and (b.artifact is None or (self.root / b.artifact).is_file())
 
     def missing(self) -> list[str]:
         """Tools and libraries the build needs that this machine lacks."""
@@ -313,7 +321,7 @@ class Driver:
                     continue
                 ran.add(cmd)
             try:
-                _run(log, cmd)
+                _run(log, cmd, self.root, self.build_env)
             except DriverError as e:
                 sep = ": " if callable(cmd) else ":\n"
                 raise DriverError(
@@ -347,7 +355,7 @@ class Driver:
     def variant_path(self, build: str, layout: int) -> Path:
         """Variant 0 is the build's executable; variant k its `.layout-k` beside it."""
         self._relink(build, layout)
-        return ROOT / _variant_executable(self.profile(build).executable, layout)
+        return self.root / _variant_executable(self.profile(build).executable, layout)
 
     def variant_built(self, build: str, layout: int) -> bool:
         if layout == 0:
@@ -368,10 +376,10 @@ class Driver:
         try:
             try:
                 for step in relink.steps(b, k):
-                    _run(log, step)
+                    _run(log, step, self.root, self.build_env)
             finally:
                 for step in relink.cleanup(b):
-                    _run(log, step)
+                    _run(log, step, self.root, self.build_env)
         except DriverError as e:
             raise DriverError(f"building {what} failed:\n{e}") from e
         missing = [
@@ -552,7 +560,7 @@ DRIVERS = {
                 (
                     _GO_GENERATE,
                     _GO_STOCK,
-                    lambda log: pgo.profile_go(ROOT / "drivers/go/bin", log),
+                    lambda log, root, env: pgo.profile_go(root / "drivers/go/bin", log),
                     (
                         "go",
                         "-C",
@@ -600,9 +608,13 @@ DRIVERS = {
 }
 
 
+# The library variants of this invocation, by name (library_variants.add).
+VARIANTS: dict[str, Driver] = {}
+
+
 def get(name: str) -> Driver:
     try:
-        return DRIVERS[name]
+        return DRIVERS.get(name) or VARIANTS[name]
     except KeyError:
         raise DriverError(f"unknown language {name!r}; known: {', '.join(DRIVERS)}") from None
 

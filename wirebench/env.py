@@ -86,11 +86,11 @@ def provenance(builds: list[tuple[str, str]], suites=(), variants=()) -> dict:
         "machine": machine_settings(),
         "process_env": dict(processes.DRIVER_ENV),
         "python": sys.version.split()[0],
-        "drivers": {name: drivers.info(name, _first_build(builds, name)) for name in names},
+        "drivers": {name: _info(name, _first_build(builds, name)) for name in names},
         "builds": {
             f"{name} {build}": {
                 "flags": drivers.get(name).profile(build).flags,
-                "reported": drivers.info(name, build).get("build"),
+                "reported": _info(name, build).get("build"),
             }
             for name, build in builds
         },
@@ -100,6 +100,15 @@ def provenance(builds: list[tuple[str, str]], suites=(), variants=()) -> dict:
         },
         **({"suites": added} if added else {}),
     }
+
+
+def _info(name: str, build: str) -> dict:
+    """The driver's `info`; for one that did not build (a library variant's cells are
+    then error rows), why not."""
+    try:
+        return drivers.info(name, build)
+    except drivers.DriverError as e:
+        return {"error": str(e)}
 
 
 def _first_build(builds, name) -> str:

@@ -17,6 +17,7 @@ from . import (
     drivers,
     env,
     instructions,
+    library_variants,
     matrix,
     registry,
     report,
@@ -53,6 +54,7 @@ class Request:
     layouts: int | None = None  # layout variants per native driver; None: DEFAULT_LAYOUTS
     address_seeds: int = 0  # seeded address placements (processes.py); 0: randomised
     claims: Path | None = None  # only the cells these claims compare (claims.py)
+    with_: tuple[str, ...] = ()  # library variants, LANG:NAME=SOURCE (library_variants.py)
 
     @cached_property
     def parsed(self) -> dict[str, frozenset[str] | None]:
@@ -172,6 +174,9 @@ def plan(req: Request, names: list[str]) -> Plan:
             f"--address-seeds takes a number of seeds, 0 or more, not {req.address_seeds}"
         )
     cells += twins(cells, req.twins)
+    variants = chosen_variants(req, names)
+    for v in variants:
+        cells += variant_cells(cells, v)
     the_plan = make_plan(
         cells, PROFILES[req.profile], reps, req.samples, req.iters, req.timeout, req.measure
     )
@@ -183,7 +188,43 @@ def plan(req: Request, names: list[str]) -> Plan:
         memory_limit=limit,
         layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
         address_seeds=req.address_seeds,
+        library_variants={v.label: v.to_json() for v in variants},
     )
+
+
+def chosen_variants(req: Request, names: list[str]) -> list[library_variants.Variant]:
+    """The request's library variants, each registered as a driver (drivers.get)."""
+    out: dict[str, library_variants.Variant] = {}
+    for spec in req.with_:
+        try:
+            v = library_variants.parse(spec)
+        except library_variants.VariantError as e:
+            raise RunError(str(e)) from None
+        if v.lang not in names:
+            raise RunError(f"--with {spec!r}: the run has no {v.lang} cells (see --lang)")
+        if v.label in out:
+            raise RunError(f"--with {spec!r}: a second variant labelled {v.label}")
+        out[v.label] = v
+        library_variants.add(v)
+    return list(out.values())
+
+
+def variant_cells(cells: list[Cell], v: library_variants.Variant) -> list[Cell]:
+    """The variant's cells: the run's cells of its base driver (in one language: a pipe
+    cell's server is the variant too) of the library it names, or, if the driver has no
+    library of that name (a crate another library uses), all of them."""
+    mine = [
+        c
+        for c in cells
+        if c.driver_id == v.lang
+        and c.server_lang in (None, c.lang)
+        and not registry.of(c).accompanies_every_run
+        and "twin" not in c.param
+    ]
+    chosen = [c for c in mine if c.lib == v.name] or mine
+    if not chosen:
+        raise RunError(f"--with {v.lang}:{v.name}: the filters select no {v.lang} cell for it")
+    return [c.with_param("variant", v.label) for c in chosen]
 
 
 def headline(cells: list[Cell], listed: dict[str, list[dict]]) -> list[Cell]:
@@ -262,6 +303,11 @@ def make_plan(
 def start(store, req: Request, the_plan: Plan, command: str) -> int:
     suites_run = {registry.of(e.cell).name: registry.of(e.cell) for e in the_plan.entries}
     prov = env.provenance(the_plan.builds, suites_run.values(), the_plan.variants)
+    if the_plan.library_variants:
+        prov["library_variants"] = {
+            label: library_variants.describe(library_variants.Variant.from_json(spec))
+            for label, spec in the_plan.library_variants.items()
+        }
     return store.create_run(req.profile, command, the_plan, prov)
 
 
@@ -273,6 +319,9 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
     provenance = json.loads(row["provenance"])
     for suite in registry.SUITES.values():
         suite.recall((provenance.get("suites") or {}).get(suite.name) or {})
+    the_plan = store.plan(run_id)
+    for spec in the_plan.library_variants.values():
+        library_variants.add(library_variants.Variant.from_json(spec))
     then = (provenance.get("git") or {}).get("revision")
     now = env.git_state()["revision"]
     warning = None
@@ -281,7 +330,7 @@ def resume(store, run_id: int) -> tuple[Plan, str | None]:
             f"run {run_id} started at git {str(then)[:12]}, the tree is now at "
             f"{str(now)[:12]}; the finished and the new processes may differ"
         )
-    return store.plan(run_id), warning
+    return the_plan, warning
 
 
 def executables(the_plan: Plan) -> dict:
@@ -294,15 +343,16 @@ def pending(store, run_id: int, the_plan: Plan) -> list:
     return runner.pending(store, run_id, the_plan, executables(the_plan))
 
 
-def execute(store, run_id: int, the_plan: Plan, progress, on_round=None) -> str:
+def execute(store, run_id: int, the_plan: Plan, progress, on_round=None, broken=None) -> str:
     """Runs what the plan still lacks, and the rounds adaptive repetition adds; the run's
-    final status (complete, interrupted)."""
+    final status (complete, interrupted). `broken`: {driver: why} for drivers that did not
+    build (a library variant), whose cells become error rows."""
     identities = {
         exe: {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
         for (n, _, _), exe in executables(the_plan).items()
     }
     return runner.run_plan(
-        store, run_id, the_plan, executables(the_plan), progress, identities, on_round
+        store, run_id, the_plan, executables(the_plan), progress, identities, on_round, broken
     )
 
 

@@ -289,6 +289,7 @@ def run_plan(
     progress,
     identities: Identities | None = None,
     on_round=None,
+    broken: dict[str, str] | None = None,
 ) -> str:
     """Runs every process of the plan not yet stored, then, if the plan says `until`,
     the second stage adaptive repetition sizes from them (adaptive.py); returns the run's
@@ -297,6 +298,7 @@ def run_plan(
     `progress(task, rep, outcome_or_None)` is told before (None) and after each process
     ("skipped" for the rest of a cell that failed); `on_round(stage, tasks)` before the
     second stage runs. Ctrl-C stops the run as "interrupted" with everything finished kept.
+    A cell of a driver in `broken` ({driver: why it did not build}) is an error row.
     """
     reconcile(store, run_id, plan)
     store.set_run_status(run_id, "running")
@@ -311,7 +313,13 @@ def run_plan(
     started, walls, ran = time.monotonic(), 0.0, 0
     try:
         w, n = _run_tasks(
-            store, run_id, pending(store, run_id, plan, executables), progress, identities, stop
+            store,
+            run_id,
+            pending(store, run_id, plan, executables),
+            progress,
+            identities,
+            stop,
+            broken or {},
         )
         walls, ran = walls + w, ran + n
         if plan.until and plan.pilot is None:
@@ -324,7 +332,7 @@ def run_plan(
             tasks = pending(store, run_id, plan, executables)
             if on_round:
                 on_round(stage, tasks)
-            _run_tasks(store, run_id, tasks, progress, identities, stop)
+            _run_tasks(store, run_id, tasks, progress, identities, stop, broken or {})
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"
@@ -336,7 +344,7 @@ def run_plan(
     return "complete"
 
 
-def _run_tasks(store, run_id, tasks, progress, identities, stop) -> tuple[float, int]:
+def _run_tasks(store, run_id, tasks, progress, identities, stop, broken) -> tuple[float, int]:
     """Runs the tasks; their processes' wall seconds and how many ran."""
     failed: set[str] = set()
     walls, ran = 0.0, 0
@@ -346,7 +354,12 @@ def _run_tasks(store, run_id, tasks, progress, identities, stop) -> tuple[float,
             progress(task, rep, "skipped")
             continue
         progress(task, rep, None)
-        outcome = execute(task, identities)
+        unbuilt = [d for d in (task.cell.driver_id, task.cell.server_driver_id) if d in broken]
+        if unbuilt:
+            why = f"the {unbuilt[0]} driver did not build: {broken[unbuilt[0]]}"
+            outcome = Outcome("error", why, layout=task.layout)
+        else:
+            outcome = execute(task, identities)
         walls, ran = walls + (outcome.wall_ns or 0) / 1e9, ran + 1
         store.add_process(run_id, key, rep, outcome)
         if not outcome.ok:

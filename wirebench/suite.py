@@ -60,7 +60,9 @@ TWIN = Param(
     "twin", ("b",), "an A/A twin: the same cell again, for the run's noise floor", harness=True
 )
 CORE_PARAMS = (BUILD, TWIN)
-assert tuple(p.name for p in CORE_PARAMS) == CORE_PARAM_NAMES
+# The third core parameter, `variant`, names a library variant (library_variants.py): its
+# values are the run's own (`--with`), so it is no filter and no Param.
+assert tuple(p.name for p in CORE_PARAMS) == CORE_PARAM_NAMES[: len(CORE_PARAMS)]
 
 
 @dataclass
@@ -101,7 +103,7 @@ class Suite:
         return next((p for p in self.all_params if p.name == name), None)
 
     def driver_params(self, params: dict[str, str]) -> dict[str, str]:
-        harness = {p.name for p in self.all_params if p.harness}
+        harness = {p.name for p in self.all_params if p.harness} | set(CORE_PARAM_NAMES)
         return {k: v for k, v in params.items() if k not in harness}
 
     def expand(self, driver: str, entry: dict, ctx: ExpandContext) -> list[tuple[dict, str | None]]:

@@ -231,6 +231,15 @@ func info() {
 			}
 		}
 	}
+	var packages core.Object
+	keys := make([]string, 0, len(core.Packages))
+	for k := range core.Packages {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		packages.Str(k, core.Packages[k])
+	}
 	names := make([]string, len(suite.All))
 	for i, s := range suite.All {
 		names[i] = core.Quote(s.Name)
@@ -238,7 +247,8 @@ func info() {
 	var j core.Object
 	j.Num("protocol", core.Protocol).Str("lang", core.Lang).Str("toolchain", core.Toolchain).
 		Str("driver", core.Driver).Raw("suites", "["+strings.Join(names, ", ")+"]").
-		Raw("versions", versions.Text()).Raw("build", buildSettings())
+		Raw("versions", versions.Text()).Raw("packages", packages.Text()).
+		Raw("build", buildSettings())
 	core.PrintLine(j.Text())
 }
 

@@ -219,8 +219,13 @@ func (r *Run) Versions() [][2]string {
 
 // LibVersion is a library's provenance: its key and the version of its Go module.
 func LibVersion(key, module string) [][2]string {
+	Packages[key] = module
 	return [][2]string{{key, ModuleVersion(module)}}
 }
+
+// Packages is the module behind each name of `info`'s versions, which the harness
+// substitutes for a library variant (`wirebench run --with go:NAME=SOURCE`).
+var Packages = map[string]string{}
 
 // ModuleVersion is the version of a module the binary was built with, without Go's "v"
 // prefix (like the versions the other drivers report), or "unknown".

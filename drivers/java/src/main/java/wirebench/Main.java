@@ -225,6 +225,8 @@ public final class Main {
         }
       }
     }
+    Json packages = new Json();
+    Suite.Lib.PACKAGES.forEach(packages::str);
     List<String> gcs = new ArrayList<>();
     ManagementFactory.getGarbageCollectorMXBeans().forEach(g -> gcs.add(g.getName()));
     Json build =
@@ -239,6 +241,7 @@ public final class Main {
         Output.identity()
             .strings("suites", Suites.names())
             .raw("versions", versions.text())
+            .raw("packages", packages.text())
             .raw("build", build.text())
             .text());
   }

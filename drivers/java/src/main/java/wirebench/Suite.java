@@ -69,6 +69,20 @@ public abstract class Suite<L extends Suite.Lib> {
       return supports.getOrDefault(p.name, p.values);
     }
 
+    /**
+     * The Maven artifact behind each name of `info`'s versions ("group:artifact"), which the
+     * harness substitutes for a library variant (`wirebench run --with java:NAME=SOURCE`).
+     */
+    public static final Map<String, String> PACKAGES = new java.util.TreeMap<>();
+
+    /** {name: version} of a library's artifact, recorded in PACKAGES. */
+    public static Map<String, String> maven(String name, String group, String artifact) {
+      synchronized (PACKAGES) {
+        PACKAGES.put(name, group + ":" + artifact);
+      }
+      return Map.of(name, mavenVersion(group, artifact));
+    }
+
     /** A library's version, from the pom.properties Maven puts in its jar. */
     public static String mavenVersion(String group, String artifact) {
       String path = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";

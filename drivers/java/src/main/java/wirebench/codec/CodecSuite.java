@@ -104,7 +104,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "validated",
               false,
-              Map.of("jackson", Lib.mavenVersion("com.fasterxml.jackson.core", "jackson-databind")),
+              Lib.maven("jackson", "com.fasterxml.jackson.core", "jackson-databind"),
               JacksonCodec::new),
           new CodecLib(
               "dsl-json",
@@ -112,7 +112,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "validated",
               false,
-              Map.of("dsl-json", Lib.mavenVersion("com.dslplatform", "dsl-json")),
+              Lib.maven("dsl-json", "com.dslplatform", "dsl-json"),
               DslJsonCodec::new),
           new CodecLib(
               "gson",
@@ -120,7 +120,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "validated",
               false,
-              Map.of("gson", Lib.mavenVersion("com.google.code.gson", "gson")),
+              Lib.maven("gson", "com.google.code.gson", "gson"),
               GsonCodec::new),
           new CodecLib(
               "protobuf",
@@ -128,7 +128,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "validated",
               false,
-              Map.of("protobuf", Lib.mavenVersion("com.google.protobuf", "protobuf-java")),
+              Lib.maven("protobuf", "com.google.protobuf", "protobuf-java"),
               ProtobufCodec::new),
           new CodecLib(
               "capnp",
@@ -136,7 +136,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "lazy",
               true,
-              Map.of("capnp", Lib.mavenVersion("org.capnproto", "runtime")),
+              Lib.maven("capnp", "org.capnproto", "runtime"),
               CapnpCodec::new,
               CapnpCodec::packed),
           new CodecLib(
@@ -145,8 +145,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "unchecked",
               true,
-              Map.of(
-                  "flatbuffers", Lib.mavenVersion("com.google.flatbuffers", "flatbuffers-java")),
+              Lib.maven("flatbuffers", "com.google.flatbuffers", "flatbuffers-java"),
               FlatbuffersCodec::new),
           new CodecLib(
               "msgpack-java",
@@ -162,7 +161,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               BOTH,
               "validated",
               false,
-              Map.of("kryo", Lib.mavenVersion("com.esotericsoftware", "kryo")),
+              Lib.maven("kryo", "com.esotericsoftware", "kryo"),
               KryoCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");

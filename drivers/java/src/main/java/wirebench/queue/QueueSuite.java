@@ -68,12 +68,10 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
     }
   }
 
-  private static Map<String, String> versions(String... pairs) {
-    Map<String, String> v = new LinkedHashMap<>();
-    for (int i = 0; i < pairs.length; i += 2) {
-      v.put(pairs[i], pairs[i + 1]);
-    }
-    v.put("hdrhistogram", Lib.mavenVersion("org.hdrhistogram", "HdrHistogram"));
+  /** The library's own versions, and the histogram's every queue library records with. */
+  private static Map<String, String> versions(Map<String, String> own) {
+    Map<String, String> v = new LinkedHashMap<>(own);
+    v.putAll(Lib.maven("hdrhistogram", "org.hdrhistogram", "HdrHistogram"));
     return v;
   }
 
@@ -84,17 +82,16 @@ public final class QueueSuite extends Suite<QueueSuite.QueueLib> {
   static final List<QueueLib> LIBS =
       List.of(
           new QueueLib(
-              "null", List.of("none"), List.of("on"), false, NullQueue.MAX_LONGS, versions(),
+              "null", List.of("none"), List.of("on"), false, NullQueue.MAX_LONGS, versions(Map.of()),
               (dir, run, entries, longs) -> new NullQueue(entries, longs)),
           new QueueLib(
               "wbq", List.of("release", "seqcst"), List.of("on", "off"), true,
-              WbqQueue.MAX_LONGS, versions("wbq", "1"),
+              WbqQueue.MAX_LONGS, versions(Map.of("wbq", "1")),
               (dir, run, entries, longs) ->
                   new WbqQueue(dir, run.param("ordering").equals("seqcst"))),
           new QueueLib(
               "chronicle", List.of("lib"), List.of("off"), true, ChronicleQueue.MAX_LONGS,
-              versions(
-                  "chronicle-queue", Lib.mavenVersion("net.openhft", "chronicle-queue")),
+              versions(Lib.maven("chronicle-queue", "net.openhft", "chronicle-queue")),
               (dir, run, entries, longs) -> new ChronicleQueue(dir)));
 
   /** The fewest values a warm-up round writes (see the class comment). */

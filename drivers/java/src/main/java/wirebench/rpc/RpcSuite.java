@@ -54,12 +54,12 @@ public final class RpcSuite extends Suite<RpcSuite.RpcLib> {
           new RpcLib(
               "capnp",
               List.of("none", "packed"),
-              Map.of("capnp", Lib.mavenVersion("org.capnproto", "runtime")),
+              Lib.maven("capnp", "org.capnproto", "runtime"),
               CapnpRpc::make),
           new RpcLib(
               "protobuf",
               List.of("none"),
-              Map.of("protobuf", Lib.mavenVersion("com.google.protobuf", "protobuf-java")),
+              Lib.maven("protobuf", "com.google.protobuf", "protobuf-java"),
               ProtobufRpc::make),
           new RpcLib("null", List.of("none"), Map.of(), NullRpc::make));
 
