@@ -5,7 +5,8 @@ Its libraries name its behaviour: `good` does the carsales work honestly (the ex
 answers come from wirebench.workloads), the others crash, hang, lie, print garbage, ...
 FAKE_SLEEP (seconds per sample) makes `good` slow enough to be interrupted; FAKE_EXTRA_WARMUP
 (iterations) makes it warm up longer than asked, as the JVM driver does; FAKE_NOISE (a
-fraction) puts each process's rpc times off by up to that much. Its language is
+fraction) puts each process's rpc times off by up to that much, FAKE_SLOWDOWN (a factor)
+multiplies them (a slower variant, for A/B runs). Its language is
 its file's name, so a link `fake2_driver.py` is a second language; FAKE_TOOLCHAIN sets the
 toolchain it reports.
 
@@ -353,6 +354,7 @@ def main():
     time.sleep(float(os.environ.get("FAKE_SLEEP", "0")) * samples)
     # FAKE_NOISE: each process's times off by up to that fraction, as processes are.
     jitter = 1 + random.uniform(-1, 1) * float(os.environ.get("FAKE_NOISE", "0"))
+    jitter *= float(os.environ.get("FAKE_SLOWDOWN", "1"))
     result = {
         **IDENTITY,
         "suite": opts["suite"],

@@ -60,6 +60,7 @@ FLOORS = {
     "counts": 5,
     "report": 5,
     "compare": 5,
+    "ab": 5,
     "claims": 5,
     "export": 5,
     "html": 5,

@@ -199,6 +199,8 @@ class Plan:
     # The library variants of its drivers (library_variants.py), each as `--with` gave it:
     # {"lang", "name", "source"}, by the label its cells carry.
     library_variants: dict[str, dict] = field(default_factory=dict)
+    # An A/B run's sides as --ab gave them (ab.py), read again when it is resumed.
+    ab: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -212,6 +214,7 @@ class Plan:
             "pilot": self.pilot,
             "address_seeds": self.address_seeds,
             **({"library_variants": self.library_variants} if self.library_variants else {}),
+            **({"ab": list(self.ab)} if self.ab else {}),
             "cells": [e.to_json() for e in self.entries],
         }
 
@@ -230,6 +233,7 @@ class Plan:
             d.get("pilot"),
             d.get("address_seeds") or 0,
             d.get("library_variants") or {},
+            tuple(d.get("ab") or ()),
         )
 
     def layout(self, driver: str, rep: int) -> int:

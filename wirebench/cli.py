@@ -21,6 +21,7 @@ from rich.progress import (
 )
 
 from . import (
+    ab,
     compare,
     drivers,
     export,
@@ -241,6 +242,32 @@ def _filter_options(f):
     return f
 
 
+def _verdict_options(f):
+    """How a comparison calls a cell different, and when its exit code fails a CI job
+    (compare, run --ab)."""
+    f = click.option(
+        "--fail-on",
+        type=click.Choice(["slower", "any", "never"]),
+        default="slower",
+        show_default=True,
+        help="Exit 1 when a cell is slower (or has lost its number), on any difference, or never.",
+    )(f)
+    f = click.option(
+        "--alpha",
+        type=click.FloatRange(0, 1, min_open=True),
+        default=compare.DEFAULT_ALPHA,
+        show_default=True,
+        help="False discovery rate: a change is called when its adjusted p (q) is below it.",
+    )(f)
+    return click.option(
+        "--threshold",
+        type=click.FloatRange(0, 10),
+        default=compare.DEFAULT_THRESHOLD,
+        show_default=True,
+        help="Smallest change called a difference (0.10: ±10%).",
+    )(f)
+
+
 @main.command()
 @_filter_options
 @click.option(
@@ -339,6 +366,16 @@ def _filter_options(f):
     "cpp:capnp=/opt/capnp-1.1 as an install prefix); its cells run beside the committed "
     "driver's, labelled NAME@SOURCE (docs/methodology.md, 'Library variants').",
 )
+@click.option(
+    "--ab",
+    multiple=True,
+    metavar="SIDE",
+    help="An A/B run: --ab B, or --ab A --ab B (A: the committed drivers by default). A side "
+    "is `committed`, `build=stock|tuned`, or a library variant LANG:NAME=SOURCE. Both sides "
+    "of every cell run back to back in each round; B is read against A, paired by round "
+    "(docs/methodology.md, 'A/B'), and the exit code is compare's.",
+)
+@_verdict_options
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -368,6 +405,10 @@ def run(
     address_seeds,
     claims,
     with_,
+    ab,
+    threshold,
+    alpha,
+    fail_on,
     resume,
     show_report,
     as_json,
@@ -419,6 +460,7 @@ def run(
             address_seeds=address_seeds,
             claims=claims,
             with_=with_,
+            ab=ab,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -452,17 +494,34 @@ def run(
             "completes the run",
             highlight=False,
         )
+    verdict = _ab_comparison(store, run_id, data, plan, threshold, alpha) if plan.ab else None
     if as_json:
-        out.print_json(json.dumps(report.as_json(data)))
+        extra = {"ab": compare.as_json(verdict)} if verdict else {}
+        out.print_json(json.dumps(report.as_json(data) | extra))
     elif show_report:
         _emit_report(data, db)
+    if verdict is not None and not as_json:
+        click.echo(compare.markdown(verdict), nl=False)
     if status == "interrupted":
         sys.exit(130)
+    if verdict is not None and verdict.regressed(fail_on):
+        sys.exit(1)
     if data.errors:
         console.print(
             f"{len(data.errors)} cells failed; their errors are in the report", highlight=False
         )
         sys.exit(1)
+
+
+def _ab_comparison(store, run_id, data, plan, threshold, alpha) -> compare.Comparison:
+    """An A/B run's B against its A, cell by cell, paired by round (ab.py)."""
+    try:
+        a, b = ab.sides(plan.ab)
+    except ab.ABError as e:
+        _fail(str(e))
+    row = store.run(run_id)
+    sides = ab.comparison_sides(data.results, dict(row), json.loads(row["provenance"]), a, b)
+    return compare.compare(*sides, threshold=threshold, alpha=alpha)
 
 
 def _run_with_progress(store, run_id, plan, broken=None) -> str:
@@ -680,33 +739,13 @@ def merge_cmd(source, db) -> None:
     help="Within one run: two drivers (cpp:rust) or two libraries (protobuf:capnp), "
     "B read against A.",
 )
-@click.option(
-    "--threshold",
-    type=click.FloatRange(0, 10),
-    default=compare.DEFAULT_THRESHOLD,
-    show_default=True,
-    help="Smallest change called a difference (0.10: ±10%).",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True),
-    default=compare.DEFAULT_ALPHA,
-    show_default=True,
-    help="False discovery rate: a change is called when its adjusted p (q) is below it.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["slower", "any", "never"]),
-    default="slower",
-    show_default=True,
-    help="Exit 1 when a cell is slower (or has lost its number), on any difference, or never.",
-)
+@_verdict_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
 def compare_cmd(run_ids, between, threshold, alpha, fail_on, as_json, db) -> None:
     """Cell by cell, RUN against BASE (before and after a change, or two machines), or
-    two drivers or libraries of one run: the ratio with its 95% interval, a Mann-Whitney U
-    test, and a verdict (faster, slower, no difference). Markdown for a pull request, or
+    two drivers or libraries of one run: the ratio with its 95% interval, a t test, and
+    a verdict (faster, slower, no difference). Markdown for a pull request, or
     JSON; the exit code fails a CI job on a regression."""
     if len(run_ids) > 2 or (between is None) == (len(run_ids) == 1):
         _fail("compare takes two runs (BASE RUN), or one run and --between A:B")

@@ -109,6 +109,9 @@ class Comparison:
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (cell, side, error)
     notes: list[str] = field(default_factory=list)
     shift: Shift | None = None  # two runs of enough cells: how the whole run moved
+    # One run's two sides (an A/B): the geometric mean of B/A over every timed
+    # comparison, paired by round, with its 95% interval.
+    geomean: stats.Ratio | None = None
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.rows)
@@ -181,6 +184,7 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
     out = Comparison(a, b, threshold, alpha)
     paired = a.run["uid"] == b.run["uid"]  # one run (ids differ between stores)
     logs: dict[int, stats.LogRatio] = {}  # by row: the timed comparisons
+    rounds: list[tuple[dict, dict]] = []  # and their rounds, B's and A's
     for key in sorted(a.results.keys() | b.results.keys(), key=lambda k: _order(a, b, k)):
         ra, rb = a.results.get(key), b.results.get(key)
         if ra is None or rb is None:
@@ -202,10 +206,13 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
                 logs[len(out.rows)] = stats.process_log_ratio(
                     mb.rounds, ma.rounds, paired, mb.pilot if paired else None
                 )
+                rounds.append((mb.rounds, ma.rounds))
             out.rows.append(
                 Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, v, exact, None, instr)
             )
     shift = scatter = 0.0
+    if paired and rounds:
+        out.geomean = stats.paired_geomean_ratio(rounds)
     if not paired and len(logs) >= MIN_CELLS:
         shift, scatter, whole = between_runs(list(logs.values()))
         moved = SAME
@@ -376,6 +383,15 @@ def markdown(c: Comparison) -> str:
     out += ["", rule(c), ""]
     if c.shift:
         out += [shift_line(c), ""]
+    if c.geomean:
+        g = c.geomean
+        out += [
+            f"**All {sum(r.metric != 'instructions' for r in c.rows)} timed comparisons "
+            f"together: B/A {g.value:.3f} "
+            f"({stats.fmt_interval(g.low, g.high, lambda v: f'{v:.3f}')}), the geometric "
+            "mean paired by round.**",
+            "",
+        ]
     out.append(
         f"**{c.count(SLOWER)} slower, {c.count(FASTER)} faster, {c.count(SAME)} no "
         f"difference** ({len(c.rows)} comparisons); {len(c.only_a)} cells only in A, "
@@ -450,6 +466,9 @@ def as_json(c: Comparison) -> dict:
         "threshold": c.threshold,
         "alpha": c.alpha,
         "summary": {v: c.count(v) for v in (SLOWER, FASTER, SAME)},
+        "geomean": None
+        if c.geomean is None
+        else {"ratio": c.geomean.value, "ci95": stats.ci_json(c.geomean.low, c.geomean.high)},
         "shift": None
         if c.shift is None
         else {

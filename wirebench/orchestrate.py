@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import (
+    ab,
     adaptive,
     claims,
     comparisons,
@@ -55,14 +56,21 @@ class Request:
     address_seeds: int = 0  # seeded address placements (processes.py); 0: randomised
     claims: Path | None = None  # only the cells these claims compare (claims.py)
     with_: tuple[str, ...] = ()  # library variants, LANG:NAME=SOURCE (library_variants.py)
+    ab: tuple[str, ...] = ()  # an A/B run's sides: B, or A and B (ab.py)
 
     @cached_property
     def parsed(self) -> dict[str, frozenset[str] | None]:
-        """The filters, parsed once for the whole run; RunError names a bad one."""
+        """The filters, parsed once for the whole run; RunError names a bad one. An A/B
+        run's builds are its sides'."""
+        if self.ab and self.filters.get("build"):
+            raise RunError("--ab sets the builds (its sides'): leave out --build")
         try:
-            return {k: matrix.parse_filter(k, self.filters.get(k)) for k in matrix.FILTER_NAMES}
+            parsed = {k: matrix.parse_filter(k, self.filters.get(k)) for k in matrix.FILTER_NAMES}
         except matrix.MatrixError as e:
             raise RunError(str(e)) from None
+        if self.ab:
+            parsed["build"] = frozenset(ab.builds(self.ab))
+        return parsed
 
 
 # Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
@@ -177,6 +185,11 @@ def plan(req: Request, names: list[str]) -> Plan:
     variants = chosen_variants(req, names)
     for v in variants:
         cells += variant_cells(cells, v)
+    if req.ab:
+        try:
+            cells = ab.keep(cells, *ab.sides(req.ab))
+        except ab.ABError as e:
+            raise RunError(str(e)) from None
     the_plan = make_plan(
         cells, PROFILES[req.profile], reps, req.samples, req.iters, req.timeout, req.measure
     )
@@ -189,13 +202,15 @@ def plan(req: Request, names: list[str]) -> Plan:
         layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
         address_seeds=req.address_seeds,
         library_variants={v.label: v.to_json() for v in variants},
+        ab=req.ab,
     )
 
 
 def chosen_variants(req: Request, names: list[str]) -> list[library_variants.Variant]:
-    """The request's library variants, each registered as a driver (drivers.get)."""
+    """The request's library variants (--with, and --ab's), each registered as a driver
+    (drivers.get)."""
     out: dict[str, library_variants.Variant] = {}
-    for spec in req.with_:
+    for spec in dict.fromkeys((*req.with_, *ab.variant_texts(req.ab))):
         try:
             v = library_variants.parse(spec)
         except library_variants.VariantError as e:

@@ -1,0 +1,118 @@
+"""A/B in one run: `wirebench run --ab B [--ab A]` measures two sides of the same cells,
+both sides of every cell back to back in each round (cells.Plan.tasks: a cell's sides do
+the same work, so they share a group, and which goes first rotates from round to round),
+and reads B against A cell by cell, paired by round (compare.py), with the geometric
+mean of the whole.
+
+A side is
+- `committed`: the drivers as committed, in the stock build (A when only B is given);
+- `build=tuned` (or `build=stock`): a build profile of the drivers as committed;
+- `LANG:NAME=SOURCE`: a library variant (library_variants.py), in the stock build.
+
+Pairing inside every round is what makes a small change visible here: two separate runs
+differ by the machine's drift between them, which no process of either shows
+(compare.between_runs); two sides of one round share it (docs/methodology.md, "A/B").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import compare, library_variants, model
+from .cells import BUILDS, DEFAULT_BUILD, Cell
+
+COMMITTED = "committed"
+
+
+class ABError(ValueError):
+    """An --ab side that cannot be, or two sides that are not an A/B."""
+
+
+@dataclass(frozen=True)
+class Side:
+    text: str  # as given
+    build: str = DEFAULT_BUILD
+    variant: library_variants.Variant | None = None
+
+    def holds(self, cell: Cell) -> bool:
+        label = self.variant.label if self.variant else None
+        if self.variant is not None and cell.lang != self.variant.lang:
+            return False
+        return cell.variant == label and cell.build == self.build
+
+
+def side(text: str) -> Side:
+    """One --ab value; a library variant is checked against its driver (built)."""
+    if text == COMMITTED:
+        return Side(text)
+    if text.startswith("build="):
+        build = text.removeprefix("build=")
+        if build not in BUILDS:
+            raise ABError(f"--ab {text!r}: builds are {', '.join(BUILDS)}")
+        return Side(text, build=build)
+    if is_variant(text):
+        try:
+            return Side(text, variant=library_variants.parse(text))
+        except library_variants.VariantError as e:
+            raise ABError(str(e)) from None
+    raise ABError(
+        f"--ab {text!r}: a side is `committed`, `build=stock|tuned` or a library variant "
+        "LANG:NAME=SOURCE"
+    )
+
+
+def sides(texts: tuple[str, ...]) -> tuple[Side, Side]:
+    """A and B from --ab B, or --ab A --ab B."""
+    if len(texts) not in (1, 2):
+        raise ABError(f"--ab takes B, or A and B (given {len(texts)})")
+    a, b = (side(COMMITTED), side(texts[0])) if len(texts) == 1 else map(side, texts)
+    if (a.build, a.variant) == (b.build, b.variant):
+        raise ABError(f"--ab: A and B are the same ({a.text}, {b.text})")
+    langs = {s.variant.lang for s in (a, b) if s.variant}
+    if len(langs) > 1:
+        raise ABError(f"--ab: two library variants of two languages ({', '.join(sorted(langs))})")
+    return a, b
+
+
+def is_variant(text: str) -> bool:
+    return ":" in text and "=" in text and not text.startswith("build=")
+
+
+def variant_texts(texts: tuple[str, ...]) -> list[str]:
+    """The sides that are library variants, as --with would name them."""
+    return [t for t in texts if is_variant(t)]
+
+
+def builds(texts: tuple[str, ...]) -> set[str]:
+    """The builds the sides run (a library variant and `committed`: stock), read without
+    building anything: the run's build filter."""
+    named = {t.removeprefix("build=") for t in texts if t.startswith("build=")}
+    return named | ({DEFAULT_BUILD} if len(texts) == 1 or len(named) < len(texts) else set())
+
+
+def match(cell: Cell) -> tuple:
+    """What a cell's two sides share: all but their build and library variant."""
+    return (cell.suite, cell.case, cell.lib, cell.lang, cell.toolchain, cell.server_lang, cell.work)
+
+
+def keep(cells: list[Cell], a: Side, b: Side) -> list[Cell]:
+    """The cells of an A/B run: each cell on both sides, nothing else (no A/A twin)."""
+    mine = [c for c in cells if "twin" not in c.param and (a.holds(c) or b.holds(c))]
+    on_a = {match(c) for c in mine if a.holds(c)}
+    on_b = {match(c) for c in mine if b.holds(c)}
+    both = [c for c in mine if match(c) in on_a & on_b]
+    if not both:
+        raise ABError(f"--ab: the filters select no cell that both {a.text} and {b.text} run")
+    return both
+
+
+def comparison_sides(
+    results: list[model.CellResult], run: dict, provenance: dict, a: Side, b: Side
+) -> tuple[compare.Side, compare.Side]:
+    """The run's two sides as compare reads them, matched cell by cell."""
+    return tuple(
+        compare.Side(
+            s.text, run, provenance, {match(r.cell): r for r in results if s.holds(r.cell)}
+        )
+        for s in (a, b)
+    )
