@@ -92,17 +92,11 @@ def test_the_builds_of_an_ab_run_are_its_sides():
 
 
 def test_a_variant_side_holds_its_variant_cells_of_its_language_only():
-    v = ab.Side("rust:capnp=0.26.0", variant=_variant())
+    v = ab.Side("rust:capnp=0.26.0", label="capnp@0.26.0", lang="rust")
     cell = Cell.make("rpc", "eval", "rust", "capnp", {"build": "stock"})
     assert v.holds(cell.with_param("variant", "capnp@0.26.0"))
     assert not v.holds(cell) and ab.side("committed").holds(cell)
     assert ab.match(cell) == ab.match(cell.with_param("variant", "capnp@0.26.0"))
-
-
-def _variant():
-    from wirebench.library_variants import Variant
-
-    return Variant("rust", "capnp", "0.26.0")
 
 
 def test_a_resumed_ab_run_keeps_its_sides(monkeypatch, tmp_path):

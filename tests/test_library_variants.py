@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from wirebench import cli, drivers, library_variants
+from wirebench import cli, drivers, library_variants, paths
 from wirebench.cells import Cell
 
 from .conftest import need_driver
@@ -90,4 +90,33 @@ def test_a_variant_that_does_not_build_is_error_rows_and_the_rest_stands(tmp_pat
     )
     assert all(c["status"] == "ok" for c in cells.values() if "variant=" not in c["key"])
     assert r.exit_code != 0
+    drivers.VARIANTS.clear()
+
+
+@need_driver("go")
+def test_a_patch_variant_runs_the_committed_driver_with_the_patch_applied(tmp_path):
+    patch = tmp_path / "comment.patch"
+    main = "drivers/go/cmd/wirebench-go/main.go"
+    first, second = (paths.ROOT / main).read_text().splitlines()[:2]
+    patch.write_text(
+        f"--- a/{main}\n+++ b/{main}\n@@ -1,2 +1,3 @@\n {first}\n+// patched by a test\n"
+        f" {second}\n"
+    )
+    r, cells, _ = _run(tmp_path, "--ab", f"patch={patch}")
+    assert r.exit_code == 0, r.output
+    assert {c["status"] for c in cells.values()} == {"ok"}
+    assert any("variant=patch@comment" in key for key in cells)
+    tree = library_variants.TREES / "go-patch@comment"
+    assert "// patched by a test" in (tree / main).read_text()
+    assert "// patched by a test" not in (paths.ROOT / main).read_text()
+    drivers.VARIANTS.clear()
+
+
+@need_driver("go")
+def test_a_revision_is_built_in_a_worktree_of_its_own(tmp_path):
+    r, cells, _ = _run(tmp_path, "--ab", "rev=HEAD", "--fail-on", "never")
+    assert r.exit_code == 0, r.output
+    head = library_variants.resolve("HEAD", "rev", "HEAD")
+    assert any(f"variant=rev@{head[:10]}" in key for key in cells)
+    assert (library_variants.TREES / f"rev-{head[:12]}" / ".git").is_file()
     drivers.VARIANTS.clear()

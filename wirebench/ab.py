@@ -7,7 +7,10 @@ mean of the whole.
 A side is
 - `committed`: the drivers as committed, in the stock build (A when only B is given);
 - `build=tuned` (or `build=stock`): a build profile of the drivers as committed;
-- `LANG:NAME=SOURCE`: a library variant (library_variants.py), in the stock build.
+- `LANG:NAME=SOURCE`: a library variant of one driver (library_variants.py);
+- `patch=FILE`: every driver of the run with a patch applied (a change under test);
+- `rev=REVISION`: every driver of the run as a git revision has it (its own worktree).
+The last three are in the stock build.
 
 Pairing inside every round is what makes a small change visible here: two separate runs
 differ by the machine's drift between them, which no process of either shows
@@ -28,17 +31,20 @@ class ABError(ValueError):
     """An --ab side that cannot be, or two sides that are not an A/B."""
 
 
+OWN_CODE = (library_variants.PATCH, library_variants.REVISION)
+
+
 @dataclass(frozen=True)
 class Side:
     text: str  # as given
     build: str = DEFAULT_BUILD
-    variant: library_variants.Variant | None = None
+    label: str | None = None  # the variant its cells carry; None: the committed drivers
+    lang: str | None = None  # a library variant's driver: the side has no other
 
     def holds(self, cell: Cell) -> bool:
-        label = self.variant.label if self.variant else None
-        if self.variant is not None and cell.lang != self.variant.lang:
+        if self.lang is not None and cell.base_driver_id != self.lang:
             return False
-        return cell.variant == label and cell.build == self.build
+        return cell.variant == self.label and cell.build == self.build
 
 
 def side(text: str) -> Side:
@@ -50,14 +56,19 @@ def side(text: str) -> Side:
         if build not in BUILDS:
             raise ABError(f"--ab {text!r}: builds are {', '.join(BUILDS)}")
         return Side(text, build=build)
-    if is_variant(text):
-        try:
-            return Side(text, variant=library_variants.parse(text))
-        except library_variants.VariantError as e:
-            raise ABError(str(e)) from None
+    try:
+        name, _, source = text.partition("=")
+        if name in OWN_CODE and source:
+            resolved = library_variants.resolve(f"--ab {text}", name, source)
+            return Side(text, label=library_variants.Variant("", name, resolved).label)
+        if is_variant(text):
+            v = library_variants.parse(text)
+            return Side(text, label=v.label, lang=v.lang)
+    except library_variants.VariantError as e:
+        raise ABError(str(e)) from None
     raise ABError(
-        f"--ab {text!r}: a side is `committed`, `build=stock|tuned` or a library variant "
-        "LANG:NAME=SOURCE"
+        f"--ab {text!r}: a side is `committed`, `build=stock|tuned`, `patch=FILE`, "
+        "`rev=REVISION` or a library variant LANG:NAME=SOURCE"
     )
 
 
@@ -66,9 +77,9 @@ def sides(texts: tuple[str, ...]) -> tuple[Side, Side]:
     if len(texts) not in (1, 2):
         raise ABError(f"--ab takes B, or A and B (given {len(texts)})")
     a, b = (side(COMMITTED), side(texts[0])) if len(texts) == 1 else map(side, texts)
-    if (a.build, a.variant) == (b.build, b.variant):
+    if (a.build, a.label) == (b.build, b.label):
         raise ABError(f"--ab: A and B are the same ({a.text}, {b.text})")
-    langs = {s.variant.lang for s in (a, b) if s.variant}
+    langs = {s.lang for s in (a, b) if s.lang}
     if len(langs) > 1:
         raise ABError(f"--ab: two library variants of two languages ({', '.join(sorted(langs))})")
     return a, b
@@ -78,9 +89,17 @@ def is_variant(text: str) -> bool:
     return ":" in text and "=" in text and not text.startswith("build=")
 
 
-def variant_texts(texts: tuple[str, ...]) -> list[str]:
-    """The sides that are library variants, as --with would name them."""
-    return [t for t in texts if is_variant(t)]
+def variant_texts(texts: tuple[str, ...], names: list[str]) -> list[str]:
+    """The variants the sides need, as --with names them: a library variant, and a patch
+    or revision of each driver of the run (`names`)."""
+    out = []
+    for t in texts:
+        name, _, source = t.partition("=")
+        if name in OWN_CODE and source:
+            out += [f"{n}:{t}" for n in names]
+        elif is_variant(t):
+            out.append(t)
+    return out
 
 
 def builds(texts: tuple[str, ...]) -> set[str]:

@@ -80,9 +80,14 @@ class Cell:
         return self.param.get("variant")
 
     @property
+    def base_driver_id(self) -> str:
+        """The client's driver as committed, whatever its variant (drivers.DRIVERS)."""
+        return self.lang if self.toolchain is None else f"{self.lang}-{self.toolchain}"
+
+    @property
     def driver_id(self) -> str:
         """The client's (or local process's) driver (drivers.get)."""
-        base = self.lang if self.toolchain is None else f"{self.lang}-{self.toolchain}"
+        base = self.base_driver_id
         return base if self.variant is None else f"{base}+{self.variant}"
 
     @property

@@ -62,28 +62,44 @@ class VariantError(ValueError):
     """A --with that cannot be a variant: its syntax, driver, library or source."""
 
 
+# Two variants of the driver's own code rather than of a library: NAME `patch` with a
+# patch file (the committed drivers as they are in the work tree, with the patch applied:
+# a change under test), and NAME `rev` with a git revision (its drivers, built in a git
+# worktree of it: one wirebench revision against another).
+PATCH, REVISION = "patch", "rev"
+
+
 @dataclass(frozen=True)
 class Variant:
-    lang: str  # the base driver (cpp, rust, go, java)
-    name: str  # a name of the base driver's `info` versions
-    source: str  # as given: a version, or a directory
+    lang: str  # the base driver's name (cpp, rust, go, java, ...)
+    name: str  # a name of the base driver's `info` versions, or PATCH or REVISION
+    source: str  # as given: a version, a directory, a patch file; a revision's commit
 
     @property
     def directory(self) -> Path | None:
         """The checkout or prefix the source names; None for a version."""
+        if self.name in (PATCH, REVISION):
+            return None
         path = Path(self.source).expanduser()
         looks_like_a_path = "/" in self.source or self.source.startswith(("~", "."))
         return path.resolve() if path.is_dir() or looks_like_a_path else None
 
     @property
     def kind(self) -> str:
+        if self.name in (PATCH, REVISION):
+            return {PATCH: "patch", REVISION: "revision"}[self.name]
         if self.directory is None:
             return "version"
-        return "prefix" if self.lang == "cpp" else "checkout"
+        return "prefix" if self.lang.startswith("cpp") else "checkout"
 
     @property
     def label(self) -> str:
-        """How tables name it: NAME@VERSION, or NAME@ the directory's name."""
+        """How tables name it: NAME@VERSION, NAME@ the directory's (or patch's) name,
+        rev@ the commit."""
+        if self.kind == "revision":
+            return f"{REVISION}@{self.source[:10]}"
+        if self.kind == "patch":
+            return f"{PATCH}@{Path(self.source).stem}"
         d = self.directory
         return f"{self.name}@{d.name if d else self.source}"
 
@@ -93,6 +109,8 @@ class Variant:
 
     @property
     def tree(self) -> Path:
+        if self.kind == "revision":  # one worktree for every driver of the revision
+            return TREES / f"rev-{self.source[:12]}"
         slug = re.sub(r"[^A-Za-z0-9_.@-]", "_", self.label)
         return TREES / f"{self.lang}-{slug}"
 
@@ -113,6 +131,8 @@ def parse(spec: str) -> Variant:
             "go:capnp=../go-capnp, cpp:capnp=/opt/capnp-1.1)"
         )
     v = Variant(m["lang"], m["name"], m["source"])
+    if v.name in (PATCH, REVISION):
+        return _own_code(spec, v)
     if v.lang not in MANIFESTS:
         raise VariantError(
             f"--with {spec!r}: no library variants of a {v.lang!r} driver; "
@@ -138,6 +158,33 @@ def parse(spec: str) -> Variant:
     return v
 
 
+def _own_code(spec: str, v: Variant) -> Variant:
+    """A patch or revision variant, its source made absolute (a file, a commit)."""
+    try:
+        drivers.get(v.lang)
+    except drivers.DriverError as e:
+        raise VariantError(f"--with {spec!r}: {e}") from None
+    return Variant(v.lang, v.name, resolve(spec, v.name, v.source))
+
+
+def resolve(spec: str, name: str, source: str) -> str:
+    """A patch's absolute path, or a revision's commit."""
+    if name == PATCH:
+        path = Path(source).expanduser().resolve()
+        if not path.is_file():
+            raise VariantError(f"{spec!r}: no patch file {path}")
+        return str(path)
+    found = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{source}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        raise VariantError(f"{spec!r}: no commit {source!r} in {ROOT}")
+    return found.stdout.strip()
+
+
 def package(v: Variant) -> str:
     """The ecosystem's package of the library (docs/protocol.md, `packages`)."""
     return drivers.info(v.lang).get("packages", {}).get(v.name, v.name)
@@ -146,9 +193,15 @@ def package(v: Variant) -> str:
 def add(v: Variant) -> drivers.Driver:
     """The variant's driver, registered (drivers.get finds it by its name)."""
     base = drivers.get(v.lang)
+    library = v.name not in (PATCH, REVISION)
     builds = {
         name: dataclasses.replace(
-            b, commands=(_prepare(v, base), *b.commands, _verify(v, b.executable))
+            b,
+            commands=(
+                _prepare(v, base),
+                *b.commands,
+                *((_verify(v, b.executable),) if library else ()),
+            ),
         )
         for name, b in base.builds.items()
     }
@@ -160,8 +213,14 @@ def add(v: Variant) -> drivers.Driver:
 
 
 def describe(v: Variant) -> dict:
-    """The variant's provenance: its source, package, and a checkout's commit."""
-    out = {**v.to_json(), "kind": v.kind, "label": v.label, "package": package(v)}
+    """The variant's provenance: its source, package, and a checkout's commit (a patch's
+    digest; a revision's commit is its source)."""
+    out = {**v.to_json(), "kind": v.kind, "label": v.label}
+    if v.kind == "patch":
+        return out | {"sha256": hashlib.sha256(Path(v.source).read_bytes()).hexdigest()}
+    if v.kind == "revision":
+        return out
+    out["package"] = package(v)
     if v.directory is not None and (v.directory / ".git").exists():
         git = ("git", "-C", str(v.directory))
         head = subprocess.run((*git, "rev-parse", "HEAD"), capture_output=True, text=True)
@@ -185,11 +244,22 @@ def _prepare(v: Variant, base: drivers.Driver):
     folder = _folder(base)
 
     def prepare(log, root, env):
-        _sync(folder, root, skip=MANIFESTS[v.lang])
+        if v.kind == "revision":
+            if not (root / ".git").exists():
+                _tool(log, ["git", "worktree", "add", "--detach", str(root), v.source], ROOT)
+        else:
+            _sync(folder, root, skip=() if v.kind == "patch" else MANIFESTS[v.lang])
         for seed in SEEDS.get(v.lang, ()):
             if (ROOT / folder / seed).is_dir() and not (root / folder / seed).exists():
                 log(f"seeding {root / folder / seed} from {folder}/{seed}")
                 shutil.copytree(ROOT / folder / seed, root / folder / seed, symlinks=True)
+        if v.kind == "patch":  # its part of the patch, on the files as committed
+            apply = ["git", "apply", "--allow-empty", f"--include={folder}/*", v.source]
+            # The tree lies inside the repository: git must not take it for a part of it.
+            _tool(log, apply, root, {"GIT_CEILING_DIRECTORIES": str(root.parent)})
+            return
+        if v.kind == "revision":
+            return
         stamp = root / ".wirebench-variant"
         # Substituted again when the base manifests or this recipe change.
         base = _digest(ROOT / folder / m for m in MANIFESTS[v.lang])
@@ -269,9 +339,10 @@ def _verify(v: Variant, executable: str):
     return verify
 
 
-def _tool(log, cmd: list[str], cwd: Path) -> str:
+def _tool(log, cmd: list[str], cwd: Path, env: dict | None = None) -> str:
     log(f"$ {' '.join(cmd)}")
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    full_env = {**os.environ, **env} if env else None
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=full_env)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
         raise RuntimeError(f"`{' '.join(cmd)}` failed:\n{tail}")

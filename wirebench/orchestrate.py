@@ -210,7 +210,7 @@ def chosen_variants(req: Request, names: list[str]) -> list[library_variants.Var
     """The request's library variants (--with, and --ab's), each registered as a driver
     (drivers.get)."""
     out: dict[str, library_variants.Variant] = {}
-    for spec in dict.fromkeys((*req.with_, *ab.variant_texts(req.ab))):
+    for spec in dict.fromkeys((*req.with_, *ab.variant_texts(req.ab, names))):
         try:
             v = library_variants.parse(spec)
         except library_variants.VariantError as e:
