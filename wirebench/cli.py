@@ -242,30 +242,35 @@ def _filter_options(f):
     return f
 
 
-def _verdict_options(f):
+def _verdict_options(threshold: float):
     """How a comparison calls a cell different, and when its exit code fails a CI job
-    (compare, run --ab)."""
-    f = click.option(
-        "--fail-on",
-        type=click.Choice(["slower", "any", "never"]),
-        default="slower",
-        show_default=True,
-        help="Exit 1 when a cell is slower (or has lost its number), on any difference, or never.",
-    )(f)
-    f = click.option(
-        "--alpha",
-        type=click.FloatRange(0, 1, min_open=True),
-        default=compare.DEFAULT_ALPHA,
-        show_default=True,
-        help="False discovery rate: a change is called when its adjusted p (q) is below it.",
-    )(f)
-    return click.option(
-        "--threshold",
-        type=click.FloatRange(0, 10),
-        default=compare.DEFAULT_THRESHOLD,
-        show_default=True,
-        help="Smallest change called a difference (0.10: ±10%).",
-    )(f)
+    (compare; run --ab, whose sides share every round and so see smaller changes)."""
+
+    def apply(f):
+        f = click.option(
+            "--fail-on",
+            type=click.Choice(["slower", "any", "never"]),
+            default="slower",
+            show_default=True,
+            help="Exit 1 when a cell is slower (or has lost its number), on any difference, "
+            "or never.",
+        )(f)
+        f = click.option(
+            "--alpha",
+            type=click.FloatRange(0, 1, min_open=True),
+            default=compare.DEFAULT_ALPHA,
+            show_default=True,
+            help="False discovery rate: a change is called when its adjusted p (q) is below it.",
+        )(f)
+        return click.option(
+            "--threshold",
+            type=click.FloatRange(0, 10),
+            default=threshold,
+            show_default=True,
+            help=f"Smallest change called a difference ({threshold:.2f}: ±{threshold:.0%}).",
+        )(f)
+
+    return apply
 
 
 @main.command()
@@ -375,7 +380,7 @@ def _verdict_options(f):
     "of every cell run back to back in each round; B is read against A, paired by round "
     "(docs/methodology.md, 'A/B'), and the exit code is compare's.",
 )
-@_verdict_options
+@_verdict_options(compare.AB_THRESHOLD)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
     "--report/--no-report",
@@ -739,7 +744,7 @@ def merge_cmd(source, db) -> None:
     help="Within one run: two drivers (cpp:rust) or two libraries (protobuf:capnp), "
     "B read against A.",
 )
-@_verdict_options
+@_verdict_options(compare.DEFAULT_THRESHOLD)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @_db_option
 def compare_cmd(run_ids, between, threshold, alpha, fail_on, as_json, db) -> None:

@@ -35,6 +35,9 @@ import numpy as np
 from . import model, registry, report, stats
 
 DEFAULT_THRESHOLD = 0.10
+# An A/B run's sides share every round, which leaves far less noise than two runs do: a
+# change of a few percent is within its reach, and a library author's concern.
+AB_THRESHOLD = 0.02
 DEFAULT_ALPHA = 0.05
 SLOWER, FASTER, SAME = "slower", "faster", "no difference"
 
@@ -66,6 +69,7 @@ class Row:
     instructions: float | None = None  # B/A of instructions, where both sides counted
     q_value: float | None = None  # p adjusted for the comparison's many cells
     verdict: str = ""
+    detectable: float | None = None  # the smallest change its test sees (stats.detectable)
 
     def to_json(self) -> dict:
         q = self.ratio
@@ -82,6 +86,7 @@ class Row:
             "p_value": self.p_value,
             "p_adjusted": self.q_value,
             "verdict": self.verdict,
+            "detectable": self.detectable,
             "instructions_ratio": self.instructions,
         }
 
@@ -223,7 +228,11 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
         relative = dataclasses.replace(log, value=log.value - shift)
         q, p = relative.ratio(extra_var=scatter**2)
         out.rows[i] = dataclasses.replace(
-            out.rows[i], raw=float(np.exp(log.value)), ratio=q, p_value=p
+            out.rows[i],
+            raw=float(np.exp(log.value)),
+            ratio=q,
+            p_value=p,
+            detectable=stats.detectable(relative, extra_var=scatter**2),
         )
     tested = [i for i, r in enumerate(out.rows) if r.p_value is not None]
     if tested:
@@ -253,7 +262,7 @@ def _order(a: Side, b: Side, key):
 def _notes(a: Side, b: Side) -> list[str]:
     """What differs between the two sides beyond the cells: the reader must know."""
     notes = []
-    if a.run["id"] == b.run["id"]:
+    if a.run["uid"] == b.run["uid"]:
         return notes
     if a.run["profile"] != b.run["profile"]:
         notes.append(
@@ -337,7 +346,7 @@ def _revision(prov: dict) -> str:
 
 
 def rule(c: Comparison) -> str:
-    pairing = "paired by round" if c.a.run["id"] == c.b.run["id"] else "Welch's"
+    pairing = "paired by round" if c.a.run["uid"] == c.b.run["uid"] else "Welch's"
     tested = sum(r.p_value is not None for r in c.rows)
     shift = (
         " Between two runs each cell is judged against how the whole run moved (the shift "
@@ -383,6 +392,14 @@ def markdown(c: Comparison) -> str:
     out += ["", rule(c), ""]
     if c.shift:
         out += [shift_line(c), ""]
+    sizes = sorted(r.detectable for r in c.rows if r.detectable is not None)
+    if sizes:
+        out += [
+            f"The smallest change each cell's test would see (80% power, before the "
+            f"adjustment for many cells): median ±{np.median(sizes):.1%}, from "
+            f"±{sizes[0]:.1%} to ±{sizes[-1]:.1%}.",
+            "",
+        ]
     if c.geomean:
         g = c.geomean
         out += [

@@ -183,6 +183,19 @@ class LogRatio:
         return Ratio(v, float(low), float(high), self.paired), p
 
 
+def detectable(log: LogRatio, extra_var: float = 0.0, power: float = 0.8) -> float | None:
+    """The smallest change (a fraction: 0.05 for 5%) that a t test of `log`'s standard
+    error and degrees of freedom calls at the 95% level with probability `power`, before
+    any adjustment for many tests: (t_0.975 + t_power) standard errors. None where there
+    is no standard error."""
+    from scipy.stats import t
+
+    se = float(np.sqrt(log.se**2 + extra_var))
+    if not np.isfinite(se) or se == 0 or log.df <= 0:
+        return None
+    return float(np.expm1((t.ppf(1 - (1 - CONFIDENCE) / 2, log.df) + t.ppf(power, log.df)) * se))
+
+
 def _round_logs(a: dict[int, list[float]], b: dict[int, list[float]], what: str) -> np.ndarray:
     """log(median of a's process / median of b's process) for every round both ran."""
     rounds = sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
