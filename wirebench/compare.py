@@ -300,23 +300,29 @@ def run_side(store, run_id: int) -> Side:
 
 
 def within_sides(store, run_id: int, first: str, second: str) -> tuple[Side, Side]:
-    """Two drivers (cpp:rust, cpp:cpp-clang++: same library and parameters) or two
-    libraries (protobuf:capnp: same driver and parameters) of one run, matched cell by
-    cell; cross-language pipe cells belong to neither."""
+    """Two drivers (cpp:rust, cpp:cpp-clang++, rust:rust+capnp@0.26.0: same library and
+    work), two libraries (protobuf:capnp: same driver and work) or two builds
+    (stock:tuned) of one run, matched cell by cell; cross-language pipe cells belong to
+    neither."""
     row = _run(store, run_id)
     results = [r for r in _cells(store, run_id) if r.cell.server_lang in (None, r.cell.lang)]
     drivers_ = {r.cell.driver_id for r in results}
     libs = {r.cell.lib for r in results}
-    if {first, second} <= drivers_:
+    builds = {r.cell.build for r in results}
+    if {first, second} <= drivers_:  # a library variant is a driver of its own
         group = lambda c: c.driver_id  # noqa: E731
-        match = lambda c: (c.suite, c.case, c.lib, c.params)  # noqa: E731
+        match = lambda c: (c.suite, c.case, c.lib, c.work, c.build)  # noqa: E731
     elif {first, second} <= libs:
         group = lambda c: c.lib  # noqa: E731
-        match = lambda c: (c.suite, c.case, c.driver_id, c.params)  # noqa: E731
+        match = lambda c: (c.suite, c.case, c.driver_id, c.work, c.build)  # noqa: E731
+    elif {first, second} <= builds:
+        group = lambda c: c.build  # noqa: E731
+        match = lambda c: (c.suite, c.case, c.lib, c.driver_id, c.work)  # noqa: E731
     else:
         raise CompareError(
-            f"--between takes two drivers ({', '.join(sorted(drivers_))}) or two libraries "
-            f"({', '.join(sorted(libs))}) of run {run_id}, not {first}:{second}"
+            f"--between takes two drivers ({', '.join(sorted(drivers_))}), two libraries "
+            f"({', '.join(sorted(libs))}) or two builds ({', '.join(sorted(builds))}) of run "
+            f"{run_id}, not {first}:{second}"
         )
     prov = json.loads(row["provenance"])
     return tuple(
