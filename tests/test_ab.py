@@ -63,7 +63,7 @@ def test_an_ab_run_holds_each_cell_on_both_sides_and_nothing_else(monkeypatch, t
 
     store = Store(tmp_path / "w.db")
     plan = store.plan(1)
-    assert plan.ab == ("build=stock", "build=tuned")
+    assert [s["text"] for s in plan.ab] == ["build=stock", "build=tuned"]
     by_build = {
         b: {ab.match(e.cell) for e in plan.entries if e.cell.build == b} for b in ("stock", "tuned")
     }

@@ -68,6 +68,7 @@ FLOORS = {
     # 6: what puts it together
     "orchestrate": 6,
     "publish": 6,
+    "site": 6,
     "cli": 6,
 }
 

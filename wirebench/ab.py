@@ -41,6 +41,13 @@ class Side:
     label: str | None = None  # the variant its cells carry; None: the committed drivers
     lang: str | None = None  # a library variant's driver: the side has no other
 
+    def to_json(self) -> dict:
+        return {"text": self.text, "build": self.build, "label": self.label, "lang": self.lang}
+
+    @staticmethod
+    def from_json(d: dict) -> Side:
+        return Side(d["text"], d["build"], d.get("label"), d.get("lang"))
+
     def holds(self, cell: Cell) -> bool:
         if self.lang is not None and cell.base_driver_id != self.lang:
             return False
@@ -125,13 +132,21 @@ def keep(cells: list[Cell], a: Side, b: Side) -> list[Cell]:
     return both
 
 
-def comparison_sides(
-    results: list[model.CellResult], run: dict, provenance: dict, a: Side, b: Side
-) -> tuple[compare.Side, compare.Side]:
-    """The run's two sides as compare reads them, matched cell by cell."""
-    return tuple(
+def comparison(
+    results: list[model.CellResult],
+    run: dict,
+    provenance: dict,
+    plan_sides: tuple[dict, ...],
+    threshold: float = compare.AB_THRESHOLD,
+    alpha: float = compare.DEFAULT_ALPHA,
+) -> compare.Comparison:
+    """A stored A/B run's B against its A (its plan's sides), cell by cell, paired by
+    round."""
+    a, b = (Side.from_json(s) for s in plan_sides)
+    sides = (
         compare.Side(
             s.text, run, provenance, {match(r.cell): r for r in results if s.holds(r.cell)}
         )
         for s in (a, b)
     )
+    return compare.compare(*sides, threshold=threshold, alpha=alpha)

@@ -204,8 +204,9 @@ class Plan:
     # The library variants of its drivers (library_variants.py), each as `--with` gave it:
     # {"lang", "name", "source"}, by the label its cells carry.
     library_variants: dict[str, dict] = field(default_factory=dict)
-    # An A/B run's sides as --ab gave them (ab.py), read again when it is resumed.
-    ab: tuple[str, ...] = ()
+    # An A/B run's two sides (ab.Side.to_json: as given, and the variant each resolved
+    # to), for reading it whenever it is reported.
+    ab: tuple[dict, ...] = ()
 
     def to_json(self) -> dict:
         return {

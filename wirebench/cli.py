@@ -32,6 +32,7 @@ from . import (
     publish,
     registry,
     report,
+    site,
 )
 from .cells import BUILDS, DEFAULT_BUILD
 from .orchestrate import Request, RunError
@@ -520,13 +521,9 @@ def run(
 
 def _ab_comparison(store, run_id, data, plan, threshold, alpha) -> compare.Comparison:
     """An A/B run's B against its A, cell by cell, paired by round (ab.py)."""
-    try:
-        a, b = ab.sides(plan.ab)
-    except ab.ABError as e:
-        _fail(str(e))
     row = store.run(run_id)
-    sides = ab.comparison_sides(data.results, dict(row), json.loads(row["provenance"]), a, b)
-    return compare.compare(*sides, threshold=threshold, alpha=alpha)
+    prov = json.loads(row["provenance"])
+    return ab.comparison(data.results, dict(row), prov, plan.ab, threshold, alpha)
 
 
 def _run_with_progress(store, run_id, plan, broken=None) -> str:
@@ -810,6 +807,24 @@ def export_cmd(run_id, fmt, output, db) -> None:
         console.print(f"run {run_id} exported as {fmt} to {output}", highlight=False)
     else:
         click.echo(text, nl=False)
+
+
+@main.command("site")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--by",
+    type=click.Choice(site.BY),
+    default="date",
+    show_default=True,
+    help="The order of the runs along each history chart.",
+)
+@_db_option
+def site_cmd(out_dir, by, db) -> None:
+    """The history site of a whole store into DIR: every run with its report, and per
+    cell a chart across the runs (one line per host, A/B runs marked). Works from file://."""
+    store = _open_store(db, must_exist=True)
+    pages = site.write(store, out_dir, by)
+    console.print(f"{len(pages)} pages written; open {pages[0]}", highlight=False)
 
 
 @main.command("publish")

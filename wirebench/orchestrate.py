@@ -185,9 +185,11 @@ def plan(req: Request, names: list[str]) -> Plan:
     variants = chosen_variants(req, names)
     for v in variants:
         cells += variant_cells(cells, v)
+    sides = ()
     if req.ab:
         try:
-            cells = ab.keep(cells, *ab.sides(req.ab))
+            sides = ab.sides(req.ab)
+            cells = ab.keep(cells, *sides)
         except ab.ABError as e:
             raise RunError(str(e)) from None
     the_plan = make_plan(
@@ -202,7 +204,7 @@ def plan(req: Request, names: list[str]) -> Plan:
         layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
         address_seeds=req.address_seeds,
         library_variants={v.label: v.to_json() for v in variants},
-        ab=req.ab,
+        ab=tuple(s.to_json() for s in sides),
     )
 
 
