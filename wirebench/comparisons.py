@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import registry, stats
+from . import charts, registry, stats
 from .headline import (
     HEADLINE_WIDTH,
     HeadlineRatio,
@@ -157,6 +157,45 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
         if mine:
             tables += suite.headline_tables(mine, base)
     return tables
+
+
+def headline_chart(results: list[CellResult], base: str) -> bytes | None:
+    """The headline as one chart: per suite and compared metric (one row each), every
+    language's ratio to the base over all the suite's libraries, with its 95% interval,
+    on a log scale around 1 (left of it: faster than the base). None: no headline."""
+    rows: dict[tuple, dict[str, HeadlineRatio]] = {}
+    for h in headline_ratios(results, base, overall_only=True):
+        if h.overall:
+            rows.setdefault((h.suite, h.metric, h.build), {})[h.lang] = h
+    if not rows:
+        return None
+    langs = sorted({lang for by in rows.values() for lang in by})
+    fig, axes = charts.figure(7.5, 0.45 * len(rows) + 1.2)
+    ax = axes[0][0]
+    labels = [
+        f"{suite} {metric}" + (f" ({build})" if build != "stock" else "")
+        for suite, metric, build in rows
+    ]
+    step = 0.8 / max(1, len(langs))
+    for i, lang in enumerate(langs):
+        ys, xs, lows, highs = [], [], [], []
+        for n, by in enumerate(rows.values()):
+            if lang in by:
+                q = by[lang].ratio
+                ys.append(n + (i - (len(langs) - 1) / 2) * step)
+                xs.append(q.value)
+                lows.append(q.low)
+                highs.append(q.high)
+        err = charts.whiskers(xs, lows, highs)
+        own = charts.COLOURS.get(lang)  # a second driver of a language gets a colour of its own
+        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=3, color=own or f"C{i}", label=lang)
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"ratio to {base} (geometric mean, 95% interval; below 1: faster)")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return charts.svg(fig)
 
 
 def _cell_counts(by: dict[str, HeadlineRatio]) -> str:

@@ -17,6 +17,7 @@ import jinja2
 from . import model, registry, report
 
 MAX_CHOICES = 15  # a column with at most this many distinct values gets a filter menu
+HEADLINE_CHART = "headline.svg"  # report.build's, led with on the overview
 
 
 def _env() -> jinja2.Environment:
@@ -75,7 +76,8 @@ def provenance(rep: report.Report) -> list[tuple[str, str]]:
 
 
 def _suite_of(name: str) -> str:
-    """The suite an attachment belongs to, by its name: `rpc-eval-....svg`, `queue/...`."""
+    """The suite an attachment belongs to, by its name: `rpc-eval-....svg`, `queue/...`
+    (the headline chart belongs to none)."""
     return name.split("/")[0].split("-")[0]
 
 
@@ -110,8 +112,14 @@ def write(rep: report.Report, out_dir: Path) -> list[Path]:
                 "entries": [f"{r.cell.key}: {r.error}" for r in rep.errors if r.cell.key in keys],
             },
             {
-                "title": f"Noisy cells (spread above {report.stats.SPREAD_LIMIT:.0%})",
-                "entries": [r.cell.key for r in rep.noisy if r.cell.key in keys],
+                "title": f"Noisy cells in a headline ratio (spread above "
+                f"{report.stats.SPREAD_LIMIT:.0%}): they widen the answer",
+                "entries": [r.cell.key for r in rep.noisy if r.cell.key in keys & rep.in_headline],
+            },
+            {
+                "title": f"Other noisy cells (spread above {report.stats.SPREAD_LIMIT:.0%}; "
+                "no headline ratio reads them)",
+                "entries": [r.cell.key for r in rep.noisy if r.cell.key in keys - rep.in_headline],
             },
             {
                 "title": "Pending cells (the run did not finish them)",
@@ -134,12 +142,17 @@ def write(rep: report.Report, out_dir: Path) -> list[Path]:
         page.render(
             title=f"{title}: overview",
             nav=links("index.html"),
+            lead=True,
             counts=counts(rep.results),
             provenance=provenance(rep),
             suites=summaries,
             readings=rep.readings,
             tables=[_table(t) for t in rep.tables if t.suite is None],
-            charts=[],
+            charts=[
+                {"src": HEADLINE_CHART, "name": "the headline: every language against the base"}
+            ]
+            if HEADLINE_CHART in rep.attachments
+            else [],
             logs=[],
             lists=lists(rep.results),
         )

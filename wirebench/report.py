@@ -23,6 +23,7 @@ from .comparisons import (
     against_tables,
     build_tables,
     compare_tables,
+    headline_chart,
     headline_tables,
 )
 from .counts import JIT_READING, instruction_tables, is_timed, jit_table, variance_tables
@@ -42,6 +43,8 @@ class Report:
     pending: list[CellResult]
     # Files written beside the report (charts, interval logs), by relative name.
     attachments: dict[str, bytes] = field(default_factory=dict)
+    # The cells the headline's ratios read: a noisy one of them moves the answer.
+    in_headline: frozenset[str] = frozenset()
 
     @property
     def files_dir(self) -> str:
@@ -71,9 +74,16 @@ def build(
     results = [r for r in everything if "twin" not in r.cell.param]
     aa, floors = aa_table(everything)
     tables = compare_tables(results, *compare) if compare else []
+    files: dict[str, bytes] = {}
+    in_headline: set[str] = set()
     if against or len(single_langs(results)) > 1:
         base = against or headline.BASELINE
         tables += headline_tables(results, base)
+        for h in headline.headline_ratios(results, base, overall_only=True):
+            in_headline |= h.keys
+        chart = headline_chart(results, base) if attachments else None
+        if chart:
+            files["headline.svg"] = chart  # html.HEADLINE_CHART
         try:
             tables += against_tables(results, base)
         except CompareError:
@@ -101,7 +111,6 @@ def build(
                 tables.append(dataclasses.replace(t, title=title, suite=suite.name))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
             readings.append(suite.reading)
-    files: dict[str, bytes] = {}
 
     def processes(cell: Cell) -> list[tuple[int, dict]]:
         rows = store.processes(run_id, cell.key)
@@ -129,6 +138,7 @@ def build(
         errors=[r for r in everything if r.status == "error"],
         pending=[r for r in everything if r.status == "pending"],
         attachments=files,
+        in_headline=frozenset(in_headline),
     )
 
 
