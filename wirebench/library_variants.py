@@ -42,6 +42,7 @@ from . import drivers
 from .paths import ROOT
 
 TREES = ROOT / "build" / "variants"
+GOLDEN = ROOT / "testdata" / "golden"
 # What a variant's tree links from the repository rather than copies: what the drivers'
 # builds read outside their own folder.
 LINKED = ("schemas", "testdata")
@@ -324,17 +325,21 @@ def _build_env(v: Variant) -> dict[str, str] | None:
 
 
 def _verify(v: Variant, executable: str):
-    """The build's last step: the built driver reports the version asked for."""
+    """The build's last step: the built driver reports the version asked for, and reads
+    every language's golden files (testdata/golden) as the committed driver does: a
+    library that no longer reads the others' bytes is no variant to time."""
 
     def verify(log, root, env):
-        out = _tool(log, [str(root / executable), "info"], root)
-        reported = json.loads(out).get("versions", {}).get(v.name)
+        exe = str(root / executable)
+        reported = json.loads(_tool(log, [exe, "info"], root)).get("versions", {}).get(v.name)
         log(f"the variant reports {v.name} {reported}")
         if v.kind == "version" and (reported or "").lstrip("v") != v.source.lstrip("v"):
             raise RuntimeError(
                 f"the {v.driver_name} driver reports {v.name} {reported}, not {v.source}: "
                 "the substitution did not take"
             )
+        for writer in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+            _tool(log, [exe, "golden", "check", str(writer)], root)
 
     return verify
 
