@@ -5,7 +5,8 @@ static pages that work from the file system (html.py's page, with no network):
   its cells, whether it is an A/B run, its command), each run linking to its report;
 - run-N/: the run's report, as `wirebench report --html` writes it;
 - history-SUITE.html: every cell of the suite that ran in two runs or more, its compared
-  metric across the runs, in the order of `--by` (the date, or the wirebench revision),
+  metric across the runs, in the order of `--by` (the date, the wirebench revision, or
+  the library's version as its driver reported it),
   with its 95% interval: one line per host, an A/B run's points hollow.
 
 A cell's identity across runs is its key (suite, case, implementation, parameters,
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from . import charts, html, model, registry, report, suite
 
-BY = ("date", "revision")
+BY = ("date", "revision", "version")
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Point:
     started: str
     revision: str
     host: str
+    version: str  # the cell's library as its driver reported it
     ab: bool  # measured in an A/B run
     median: float
     low: float
@@ -66,6 +68,7 @@ def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
     metric: the suite's first timed one)."""
     out: dict[str, dict[str, list[Point]]] = {}
     for run in runs:
+        reported = json.loads(store.run(run["id"])["provenance"]).get("drivers") or {}
         for r in model.load(store, run["id"]):
             if not r.ok or "twin" in r.cell.param:
                 continue
@@ -78,6 +81,9 @@ def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
                 run["started"],
                 run["revision"],
                 run["host"],
+                str(
+                    (reported.get(r.cell.driver_id) or {}).get("versions", {}).get(r.cell.lib, "-")
+                ),
                 run["ab"],
                 s.median,
                 s.low,
@@ -90,11 +96,13 @@ def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
 def _chart(key: str, points: list[Point], by: str, unit: str) -> bytes:
     fig, axes = charts.figure(7.5, 2.6)
     ax = axes[0][0]
-    order = sorted({(p.started, p.run) for p in points})
-    x_of = {run: i for i, (_, run) in enumerate(order)}
-    labels = {
-        p.run: p.started[:16].replace("T", " ") if by == "date" else p.revision for p in points
-    }
+    # Along x: the runs by date, or grouped by revision or library version (naturally
+    # sorted: 0.9 before 0.10), each group by date.
+    group = {p.run: _natural(getattr(p, by) if by != "date" else "") for p in points}
+    order = sorted({(group[p.run], p.started, p.run) for p in points})
+    x_of = {run: i for i, (_, _, run) in enumerate(order)}
+    text = {"date": lambda p: p.started[:16].replace("T", " "), "revision": lambda p: p.revision}
+    labels = {p.run: text.get(by, lambda p: p.version)(p) for p in points}
     hosts = sorted({p.host for p in points})
     for n, host in enumerate(hosts):
         mine = sorted((p for p in points if p.host == host), key=lambda p: x_of[p.run])
@@ -106,13 +114,17 @@ def _chart(key: str, points: list[Point], by: str, unit: str) -> bytes:
         if ab:
             hollow_x, hollow_y = [xs[i] for i in ab], [ys[i] for i in ab]
             ax.plot(hollow_x, hollow_y, "o", mfc="white", color=line[0].get_color(), ms=8)
-    ticks = [f"{labels[run]}\nrun {run}" for _, run in order]
+    ticks = [f"{labels[run]}\nrun {run}" for _, _, run in order]
     ax.set_xticks(range(len(order)), ticks, fontsize=7)
     ax.set_ylabel(unit)
     ax.set_ylim(bottom=0)
     ax.set_title(key, fontsize=8, loc="left")
     ax.legend(fontsize=7, loc="lower left")
     return charts.svg(fig)
+
+
+def _natural(text: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
 
 
 def _slug(key: str) -> str:
