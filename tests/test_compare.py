@@ -287,3 +287,16 @@ def test_export_of_a_missing_run_is_an_error(db):
     export_run(db)
     r = invoke(db, "export", "7")
     assert r.exit_code == 2 and "no run 7" in r.output
+
+
+def test_a_comparison_in_one_table_says_what_it_called_and_could_see(db):
+    store = Store(db)
+    a = add_run(store, {cell(lib="capnp"): 300, cell(lib="protobuf"): 500})
+    b = add_run(store, {cell(lib="capnp"): 390, cell(lib="protobuf"): 500}, seed=2)
+    result = compare.compare(compare.run_side(store, a), compare.run_side(store, b))
+    table = compare.summary(result, "mode").splitlines()
+    assert table[0].startswith("| mode | comparisons | slower | faster | no difference |")
+    # mode, comparisons, slower, faster, no difference, median B/A, called, sees
+    row = [c.strip() for c in table[2].strip("|").split("|")]
+    assert row[:5] == [PARAMS["mode"], "2", "1", "0", "1"]
+    assert row[6].startswith("1.2") and row[7].startswith("±")

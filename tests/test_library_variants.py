@@ -99,8 +99,7 @@ def test_a_patch_variant_runs_the_committed_driver_with_the_patch_applied(tmp_pa
     main = "drivers/go/cmd/wirebench-go/main.go"
     first, second = (paths.ROOT / main).read_text().splitlines()[:2]
     patch.write_text(
-        f"--- a/{main}\n+++ b/{main}\n@@ -1,2 +1,3 @@\n {first}\n+// patched by a test\n"
-        f" {second}\n"
+        f"--- a/{main}\n+++ b/{main}\n@@ -1,2 +1,3 @@\n {first}\n+// patched by a test\n {second}\n"
     )
     r, cells, _ = _run(tmp_path, "--ab", f"patch={patch}")
     assert r.exit_code == 0, r.output

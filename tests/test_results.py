@@ -149,3 +149,30 @@ def test_a_claims_file_that_misstates_a_claim_is_refused(tmp_path):
 def test_the_results_template_refuses_a_run_that_is_not_published(tmp_path):
     with pytest.raises(publish.PublishError, match="no published run 'nope'"):
         publish.Published(tmp_path, Path("docs/claims.toml")).run("nope")
+
+
+def test_a_long_fuzz_run_is_published_per_language_from_its_file(tmp_path):
+    (tmp_path / publish.FUZZ).write_text(
+        "# revision=0123456789ab dirty=no host=h seconds=60 started=2026-11-28T18:00Z\n"
+        "fuzz-executions\tcpp\trpc_null\t5400\t61.0\n"
+        "fuzz-executions\tcpp\tcodec_protobuf\t1213871\t60.2\n"
+        "fuzz-executions\tgo\tcodec_msgpack\t250000\t60.0\n"
+    )
+    text = publish.fuzzing(tmp_path)
+    assert "Revision 0123456789ab on h" in text and "each target 60 s" in text
+    assert "| cpp | 2 | 5,400 (rpc_null) | 1,213,871 (codec_protobuf) | 1,219,271 |" in text
+    assert "| go | 1 | 250,000 (codec_msgpack) |" in text
+    assert "1 of 3 targets reached 1M executions." in text
+
+
+def test_a_fuzz_file_without_its_provenance_or_with_a_stray_line_is_refused(tmp_path):
+    with pytest.raises(publish.PublishError, match="does not exist"):
+        publish.fuzzing(tmp_path)
+    (tmp_path / publish.FUZZ).write_text("fuzz-executions\tcpp\trpc_null\t5400\t61.0\n")
+    with pytest.raises(publish.PublishError, match="first line must name the revision"):
+        publish.fuzzing(tmp_path)
+    (tmp_path / publish.FUZZ).write_text(
+        "# revision=a dirty=no host=h seconds=1 started=x\nINFO\tx\ty\t1\t1\n"
+    )
+    with pytest.raises(publish.PublishError, match="not a fuzz-executions line"):
+        publish.fuzzing(tmp_path)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -443,6 +444,40 @@ def markdown(c: Comparison) -> str:
         out += [f"### Failed ({len(c.failed)})", ""]
         out += [f"- {key} (in {side}): {err}" for key, side, err in c.failed] + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def summary(c: Comparison, by: str) -> str:
+    """The comparison in one table, its rows grouped by the value of one parameter of
+    their cells (`mode`: object, bytes, ...): verdicts, the median B/A and the range of
+    the changes called, and the median smallest change the group's tests would see."""
+    groups: dict[str, list[Row]] = {}
+    for r in c.rows:
+        found = re.search(rf"(?:^| ){re.escape(by)}=(\S+)", r.cell)
+        groups.setdefault(found[1] if found else "-", []).append(r)
+    head = [by, "comparisons", SLOWER, FASTER, SAME, "median B/A", "called", "sees (median)"]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for value, rows in groups.items():
+        called = sorted(r.ratio.value for r in rows if r.verdict != SAME)
+        sizes = [r.detectable for r in rows if r.detectable is not None]
+        out.append(
+            "| "
+            + " | ".join(
+                [
+                    value,
+                    str(len(rows)),
+                    *(str(sum(r.verdict == v for r in rows)) for v in (SLOWER, FASTER, SAME)),
+                    f"{np.median([r.ratio.value for r in rows]):.3f}",
+                    f"{called[0]:.3f}-{called[-1]:.3f}" if called else "none",
+                    f"±{np.median(sizes):.1%}" if sizes else "-",
+                ]
+            )
+            + " |"
+        )
+    if c.geomean:
+        g = c.geomean
+        interval = stats.fmt_interval(g.low, g.high, lambda v: f"{v:.3f}")
+        out += ["", f"All together: B/A {g.value:.3f} ({interval}), paired by round."]
+    return "\n".join(out)
 
 
 def _table(rows: list[Row], shifted: bool) -> list[str]:

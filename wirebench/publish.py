@@ -13,20 +13,26 @@ a function below, from one run, with its interval:
   paired by round, with its 95% interval; cells of different build profiles are refused;
 - `median(name, a, metric)`: one cell's median with its interval;
 - `claims()`: every seed claim with the figure that tests it and its verdict;
-- `compare(before, after)`: what changed between two published runs (`published(name)`:
-  whether a run of that name is there).
+- `compare(before, after, by=None)`: what changed between two published runs
+  (`published(name)`: whether a run of that name is there); with `by`, one table grouped
+  by a parameter (compare.summary);
+- `ab(name, by="mode")`: a published A/B run's B against its A, grouped likewise;
+- `fuzzing()`: the last long fuzz run (`make fuzz-long`, its results/fuzz-executions.tsv
+  copied to data/): its revision and budget, and per language the executions per target.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 
-from . import archive, claims, compare, model, report
+from . import ab, archive, claims, compare, model, report
 from .paths import DOCS
 
 DATA = DOCS / "data"
 CLAIMS = DOCS / "claims.toml"
+FUZZ = "fuzz-executions.tsv"
 TEMPLATE = DOCS / "results.md.j2"
 OUTPUT = DOCS / "results.md"
 
@@ -126,9 +132,56 @@ class Published:
             for c in claims.load(self.claims_path)
         ]
 
-    def compare(self, before: str, after: str) -> str:
+    def compare(self, before: str, after: str, by: str | None = None) -> str:
         base, run = (compare.run_side(*self._open(n)) for n in (before, after))
-        return compare.markdown(compare.compare(base, run))
+        c = compare.compare(base, run)
+        return compare.summary(c, by) if by else compare.markdown(c)
+
+    def ab(self, name: str, by: str = "mode") -> str:
+        store, run_id = self._open(name)
+        plan = store.plan(run_id)
+        if not plan.ab:
+            raise PublishError(f"run {name!r} is not an A/B run (wirebench run --ab)")
+        row = store.run(run_id)
+        c = ab.comparison(self.results(name), dict(row), json.loads(row["provenance"]), plan.ab)
+        return compare.summary(c, by)
+
+
+def fuzzing(data: Path = DATA) -> str:
+    """data/fuzz-executions.tsv as its first line (revision, host, budget) and a table per
+    language: targets, the fewest and most executions (which target) and their total."""
+    path = data / FUZZ
+    if not path.exists():
+        raise PublishError(f"no long fuzz run published ({path} does not exist)")
+    lines = path.read_text().splitlines()
+    if not lines or not lines[0].startswith("# "):
+        raise PublishError(f"{path}: the first line must name the revision (scripts/fuzz-long.sh)")
+    about = dict(field.split("=", 1) for field in lines[0][2:].split())
+    by_lang: dict[str, list[tuple[int, str]]] = {}
+    for line in lines[1:]:
+        tag, lang, target, execs, _ = line.split("\t")
+        if tag != "fuzz-executions":
+            raise PublishError(f"{path}: not a fuzz-executions line: {line!r}")
+        by_lang.setdefault(lang, []).append((int(execs), target))
+    out = [
+        f"Revision {about['revision']}"
+        + (" (dirty)" if about.get("dirty") == "yes" else "")
+        + f" on {about['host']}, started {about['started']}: each target {about['seconds']} s,"
+        " one fuzzer at a time.",
+        "",
+        "| language | targets | fewest executions | most executions | total |",
+        "|---|---|---|---|---|",
+    ]
+    for lang, runs in by_lang.items():
+        low, high = min(runs), max(runs)
+        out.append(
+            f"| {lang} | {len(runs)} | {low[0]:,} ({low[1]}) | {high[0]:,} ({high[1]}) "
+            f"| {sum(n for n, _ in runs):,} |"
+        )
+    every = [n for runs in by_lang.values() for n, _ in runs]
+    million = sum(n >= 1_000_000 for n in every)
+    out += ["", f"{million} of {len(every)} targets reached 1M executions."]
+    return "\n".join(out)
 
 
 def render(data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPLATE) -> str:
@@ -149,7 +202,9 @@ def render(data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPL
         "claims": pub.claims,
         "seed_figure": claims.seed_figure,
         "compare": pub.compare,
+        "ab": pub.ab,
         "published": pub.published,
+        "fuzzing": lambda: fuzzing(data),
         "VERDICTS": claims.VERDICTS,
     }
     try:

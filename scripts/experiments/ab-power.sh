@@ -10,7 +10,8 @@
 #   4, 5  two separate runs, the committed driver, then the slowed one as committed (a
 #      worktree with the patch applied), read by `compare` as two runs are
 # Then publishes them as ab-aa, ab-slowed, ab-slowed-long, ab-separate-a, ab-separate-b,
-# and `wirebench results` renders the section. Usage: scripts/experiments/ab-power.sh [DB]
+# and `wirebench results` renders the section.
+# Usage: [CAPNPROTO_RUST=DIR] scripts/experiments/ab-power.sh [DB]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 db=$(realpath -m "${1:-results/ab-power.db}")
@@ -32,8 +33,16 @@ git -C "$tree" apply "$patch"
 (cd "$tree" && uv run wirebench run "${cells[@]}" --repeat 6 --db "$db")
 git worktree remove --force "$tree"
 
+names=(ab-aa ab-slowed ab-slowed-long ab-separate-a ab-separate-b)
+# 6 (with CAPNPROTO_RUST=DIR, a checkout of capnproto-rust): a library author's A/B, the
+# Rust driver's capnp cells in every rpc mode, the committed crate against the checkout.
+if [ -n "${CAPNPROTO_RUST:-}" ]; then
+  wb run --lang rust --suite rpc --lib capnp --no-pairs --no-limits --no-report --repeat 6 \
+    --ab "rust:capnp=$CAPNPROTO_RUST" --fail-on never
+  names+=(ab-capnp-rust)
+fi
 n=1
-for name in ab-aa ab-slowed ab-slowed-long ab-separate-a ab-separate-b; do
+for name in "${names[@]}"; do
   wb publish "$n" --as "$name"
   n=$((n + 1))
 done
