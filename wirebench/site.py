@@ -180,6 +180,7 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
             title=f"wirebench history: {len(runs)} runs of {store.name}",
             nav=links("index.html"),
             counts=[{"text": f"{len(runs)} runs", "cls": ""}],
+            links_title="Each run's report",
             provenance=[],
             suites=[
                 {
