@@ -190,3 +190,13 @@ def test_an_unreachable_server_is_named_without_its_password():
     said = " ".join(r.output.split())
     assert "cannot open the results database postgresql://wb:***@127.0.0.1:1/nothing" in said
     assert "secret" not in r.output
+
+
+def test_the_history_site_reads_a_postgresql_store(fake, postgres_url, tmp_path):
+    for _ in range(2):
+        r = invoke("run", "--lib", "good", "--mode", "object", "--no-report", "--db", postgres_url)
+        assert r.exit_code == 0, r.output
+    r = invoke("site", str(tmp_path / "site"), "--db", postgres_url)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "site" / "run-2" / "index.html").is_file()
+    assert list((tmp_path / "site" / "history").glob("*.svg"))

@@ -2,7 +2,7 @@
 static pages that work from the file system (html.py's page, with no network):
 
 - index.html: every run, as a sortable, filterable table (host, revision, suites, profile,
-  its cells, whether it is an A/B run, its command), each run linking to its report;
+  whether it is an A/B run, its cells, its command), each run linking to its report;
 - run-N/: the run's report, as `wirebench report --html` writes it;
 - history-SUITE.html: every cell of the suite that ran in two runs or more, its compared
   metric across the runs, in the order of `--by` (the date, the wirebench revision, or
@@ -58,6 +58,9 @@ def _runs(store) -> list[dict]:
                 "revision": (git.get("revision") or "unknown")[:10]
                 + ("+" if git.get("dirty") else ""),
                 "ab": bool(store.plan(row["id"]).ab),
+                "suites": ", ".join(
+                    sorted({e.cell.suite for e in store.plan(row["id"]).entries}, key=_suite_rank)
+                ),
             }
         )
     return out
@@ -123,6 +126,10 @@ def _chart(key: str, points: list[Point], by: str, unit: str) -> bytes:
     return charts.svg(fig)
 
 
+def _suite_rank(name: str) -> int:
+    return list(registry.SUITES).index(name) if name in registry.SUITES else len(registry.SUITES)
+
+
 def _natural(text: str) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
 
@@ -158,7 +165,8 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
         html.write(rep, where)
     table = model.Table(
         "Runs",
-        ["run", "started", "status", "host", "revision", "profile", "A/B", "cells ok", "command"],
+        ["run", "started", "status", "host", "revision", "suites", "profile", "A/B", "cells ok"]
+        + ["command"],
         [
             [
                 str(r["id"]),
@@ -166,6 +174,7 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
                 r["status"],
                 r["host"],
                 r["revision"],
+                r["suites"],
                 r["profile"],
                 "A/B" if r["ab"] else "",
                 str(measured.get(r["id"], 0)),
