@@ -177,6 +177,8 @@ def headline_chart(results: list[CellResult], base: str) -> bytes | None:
         for suite, metric, build in rows
     ]
     step = 0.8 / max(1, len(langs))
+    # A second driver of a language (cpp-clang++, d-gdc) gets a colour no language has.
+    spare = iter(["C2", "C4", "C6", "C8", "C7"] * len(langs))
     for i, lang in enumerate(langs):
         ys, xs, lows, highs = [], [], [], []
         for n, by in enumerate(rows.values()):
@@ -187,8 +189,8 @@ def headline_chart(results: list[CellResult], base: str) -> bytes | None:
                 lows.append(q.low)
                 highs.append(q.high)
         err = charts.whiskers(xs, lows, highs)
-        own = charts.COLOURS.get(lang)  # a second driver of a language gets a colour of its own
-        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=3, color=own or f"C{i}", label=lang)
+        colour = charts.COLOURS.get(lang) or next(spare)
+        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=3, color=colour, label=lang)
     ax.axvline(1, color="black", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
