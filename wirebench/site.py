@@ -96,13 +96,17 @@ def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
     return out
 
 
-def _chart(key: str, points: list[Point], by: str, unit: str) -> bytes:
+def _chart(key: str, points: list[Point], by: str, unit: str, runs: list[dict]) -> bytes:
     fig, axes = charts.figure(7.5, 2.6)
     ax = axes[0][0]
-    # Along x: the runs by date, or grouped by revision or library version (naturally
-    # sorted: 0.9 before 0.10), each group by date.
-    group = {p.run: _natural(getattr(p, by) if by != "date" else "") for p in points}
-    order = sorted({(group[p.run], p.started, p.run) for p in points})
+    # Along x: every run of the store by date (so that all charts line up: a gap is a run
+    # without the cell), or the cell's runs grouped by library version (naturally sorted:
+    # 0.9 before 0.10), each group by date.
+    if by == "version":
+        group = {p.run: _natural(p.version) for p in points}
+        order = sorted({(group[p.run], p.started, p.run) for p in points})
+    else:
+        order = sorted(("", r["started"], r["id"]) for r in runs)
     x_of = {run: i for i, (_, _, run) in enumerate(order)}
     text = {"date": lambda p: p.started[:16].replace("T", " "), "revision": lambda p: p.revision}
     labels = {p.run: text.get(by, lambda p: p.version)(p) for p in points}
@@ -117,7 +121,7 @@ def _chart(key: str, points: list[Point], by: str, unit: str) -> bytes:
         if ab:
             hollow_x, hollow_y = [xs[i] for i in ab], [ys[i] for i in ab]
             ax.plot(hollow_x, hollow_y, "o", mfc="white", color=line[0].get_color(), ms=8)
-    ticks = [f"{labels[run]}\nrun {run}" for _, _, run in order]
+    ticks = [f"{labels[run]}\nrun {run}" if run in labels else "" for _, _, run in order]
     ax.set_xticks(range(len(order)), ticks, fontsize=7)
     ax.set_ylabel(unit)
     ax.set_ylim(bottom=0)
@@ -218,7 +222,7 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
                 continue
             name = f"history/{_slug(key)}.svg"
             (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
-            (out_dir / name).write_bytes(_chart(key, pts, by, _unit(spec)))
+            (out_dir / name).write_bytes(_chart(key, pts, by, _unit(spec), runs))
             chart_list.append({"src": name, "name": key})
         path = out_dir / f"history-{s}.html"
         path.write_text(
