@@ -159,12 +159,13 @@ def headline_tables(results: list[CellResult], base: str) -> list[Table]:
     return tables
 
 
-def headline_chart(results: list[CellResult], base: str) -> bytes | None:
+def headline_chart(ratios: list[HeadlineRatio], base: str) -> bytes | None:
     """The headline as one chart: per suite and compared metric (one row each), every
     language's ratio to the base over all the suite's libraries, with its 95% interval,
-    on a log scale around 1 (left of it: faster than the base). None: no headline."""
+    on a log scale around 1 (left of it: faster than the base), from the run's
+    headline_ratios(..., overall_only=True). None: no headline."""
     rows: dict[tuple, dict[str, HeadlineRatio]] = {}
-    for h in headline_ratios(results, base, overall_only=True):
+    for h in ratios:
         if h.overall:
             rows.setdefault((h.suite, h.metric, h.build), {})[h.lang] = h
     if not rows:

@@ -79,9 +79,10 @@ def build(
     if against or len(single_langs(results)) > 1:
         base = against or headline.BASELINE
         tables += headline_tables(results, base)
-        for h in headline.headline_ratios(results, base, overall_only=True):
+        overall = headline.headline_ratios(results, base, overall_only=True)
+        for h in overall:
             in_headline |= h.keys
-        chart = headline_chart(results, base) if attachments else None
+        chart = headline_chart(overall, base) if attachments else None
         if chart:
             files["headline.svg"] = chart  # html.HEADLINE_CHART
         try:

@@ -44,12 +44,14 @@ def _runs(store) -> list[dict]:
     for row in store.runs():
         if row["status"] == "running":
             continue
-        prov = json.loads(store.run(row["id"])["provenance"])
+        run = store.run(row["id"])
+        prov = json.loads(run["provenance"])
+        plan = store.plan(row["id"])
         git = prov.get("git") or {}
         out.append(
             {
                 "id": row["id"],
-                "uid": store.run(row["id"])["uid"],
+                "uid": run["uid"],
                 "started": row["started"],
                 "status": row["status"],
                 "profile": row["profile"],
@@ -57,10 +59,9 @@ def _runs(store) -> list[dict]:
                 "host": str(prov.get("host")),
                 "revision": (git.get("revision") or "unknown")[:10]
                 + ("+" if git.get("dirty") else ""),
-                "ab": bool(store.plan(row["id"]).ab),
-                "suites": ", ".join(
-                    sorted({e.cell.suite for e in store.plan(row["id"]).entries}, key=_suite_rank)
-                ),
+                "ab": bool(plan.ab),
+                "suites": ", ".join(sorted({e.cell.suite for e in plan.entries}, key=_suite_rank)),
+                "drivers": prov.get("drivers") or {},  # what each driver reported (versions)
             }
         )
     return out
@@ -71,7 +72,7 @@ def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
     metric: the suite's first timed one)."""
     out: dict[str, dict[str, list[Point]]] = {}
     for run in runs:
-        reported = json.loads(store.run(run["id"])["provenance"]).get("drivers") or {}
+        reported = run["drivers"]
         for r in model.load(store, run["id"]):
             if not r.ok or "twin" in r.cell.param:
                 continue
