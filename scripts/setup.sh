@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(cmake ninja-build g++ pkg-config capnproto libcapnp-dev protobuf-compiler
               libprotobuf-dev libgtest-dev flatbuffers-compiler libflatbuffers-dev
               libmsgpack-cxx-dev rapidjson-dev libsimdjson-dev nlohmann-json3-dev libjsoncpp-dev
+              libcbor-dev libavro-dev libbson-dev libthrift-dev
+              thrift-compiler  # Thrift's code generator, for every driver's Thrift code
               valgrind  # valgrind: `wirebench run --measure instructions`
               clang gdc ldc  # the readbytes suite's other compilers (C++ and D)
               lld  # ld.lld: the native drivers' links and their layout variants (wirebench/drivers.py)

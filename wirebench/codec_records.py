@@ -10,18 +10,29 @@ digests drivers report and to decode the encodings they leave in --out-dir.
 
 from __future__ import annotations
 
+import io
 import json
 import struct
+from functools import cache
 import sys
 from pathlib import Path
 
+import bson
+import cbor2
+import fastavro
 import msgpack
+import thriftpy2
+from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
+from thriftpy2.utils import deserialize as thrift_deserialize
+from thriftpy2.utils import serialize as thrift_serialize
 
 from .workloads import MASK64, XorShift128
 
 CASES = ("log", "logs")
 BATCH = 1000  # records in the `logs` case
-TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "codec"
+ROOT = Path(__file__).resolve().parent.parent
+TESTDATA = ROOT / "testdata" / "codec"
+SCHEMAS = ROOT / "schemas"
 
 # The one record of case `log` (the reference's values; see docs/workloads.md).
 LOG = {
@@ -261,21 +272,7 @@ def from_null(case: str, data: bytes) -> list[dict]:
 
     def record() -> dict:
         v = NULL_FIXED.unpack(take(NULL_FIXED.size))
-        s = [take(struct.unpack("<I", take(4))[0]).decode() for _ in range(10)]
-        return {
-            "timestamp": v[0],
-            "zoneId": v[1],
-            "zonePlan": v[2],
-            "http": dict(zip(HTTP_INTS + HTTP_STRINGS, (*v[3:8], *s[0:4]), strict=True)),
-            "origin": {"ip": s[4], "port": v[8], "hostname": s[5], "protocol": v[9]},
-            "country": v[10],
-            "cacheStatus": v[11],
-            "serverIp": s[6],
-            "serverName": s[7],
-            "remoteIp": s[8],
-            "bytesDlv": v[12],
-            "rayId": s[9],
-        }
+        return _record(v, [take(struct.unpack("<I", take(4))[0]).decode() for _ in range(10)])
 
     count = 1 if case == "log" else struct.unpack("<I", take(4))[0]
     recs = [record() for _ in range(count)]
@@ -284,12 +281,183 @@ def from_null(case: str, data: bytes) -> list[dict]:
     return recs
 
 
+def to_cbor(case: str) -> bytes:
+    """RFC 8949 core deterministic encoding: definite lengths, shortest integers, map keys
+    sorted by their encoded bytes (for these short text keys: shorter first)."""
+    return cbor2.dumps(message(case), canonical=True)
+
+
+@cache
+def avro_schema(case: str):
+    return fastavro.parse_schema(json.loads((SCHEMAS / f"{case}.avsc").read_text()))
+
+
+def to_avro(case: str) -> bytes:
+    """One Avro datum in the binary encoding of schemas/<case>.avsc (no container file,
+    no single-object header); an array in one block."""
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, avro_schema(case), message(case))
+    return out.getvalue()
+
+
+@cache
+def thrift_module():
+    return thriftpy2.load(str(SCHEMAS / "log.thrift"), module_name="log_thrift")
+
+
+THRIFT_PROTOCOLS = {"binary": TBinaryProtocolFactory(), "compact": TCompactProtocolFactory()}
+
+
+def _thrift_value(case: str):
+    t = thrift_module()
+
+    def record(r: dict):
+        return t.Log(
+            **{k: v for k, v in r.items() if k not in ("http", "origin")},
+            http=t.Http(**r["http"]),
+            origin=t.Origin(**r["origin"]),
+        )
+
+    recs = records(case)
+    return record(recs[0]) if case == "log" else t.Logs(logs=[record(r) for r in recs])
+
+
+def to_thrift(case: str, protocol: str = "binary") -> bytes:
+    """The struct Log or Logs of schemas/log.thrift in Thrift's binary (or compact)
+    protocol: every field, in field-id order, then the stop byte."""
+    return thrift_serialize(_thrift_value(case), THRIFT_PROTOCOLS[protocol])
+
+
+def from_thrift(case: str, data: bytes, protocol: str = "binary") -> list[dict]:
+    t = thrift_module()
+    value = thrift_deserialize(t.Log() if case == "log" else t.Logs(), data, THRIFT_PROTOCOLS[protocol])
+
+    def plain(v) -> dict:
+        return {
+            k: plain(x) if hasattr(x, "thrift_spec") else x
+            for k, x in ((spec[1], getattr(v, spec[1])) for spec in v.thrift_spec.values())
+        }
+
+    return [plain(value)] if case == "log" else [plain(r) for r in value.logs]
+
+
+def _bson_record(r: dict) -> dict:
+    """timestamp and bytesDlv are int64 whatever their value; every other integer int32."""
+    return {**r, "timestamp": bson.Int64(r["timestamp"]), "bytesDlv": bson.Int64(r["bytesDlv"])}
+
+
+def to_bson(case: str) -> bytes:
+    """One BSON document with the JSON's keys in its order (`logs`: an array, a document
+    keyed "0", "1", ...)."""
+    recs = [_bson_record(r) for r in records(case)]
+    return bson.encode(recs[0] if case == "log" else {"logs": recs})
+
+
+SBE_HEADER = struct.Struct("<HHHH")  # blockLength, templateId, schemaId, version
+SBE_SCHEMA_ID = 1
+
+
+def _record(v: tuple, s: list[str]) -> dict:
+    """A record from the null format's integers (ints() order) and strings (strings())."""
+    return {
+        "timestamp": v[0],
+        "zoneId": v[1],
+        "zonePlan": v[2],
+        "http": dict(zip(HTTP_INTS + HTTP_STRINGS, (*v[3:8], *s[0:4]), strict=True)),
+        "origin": {"ip": s[4], "port": v[8], "hostname": s[5], "protocol": v[9]},
+        "country": v[10],
+        "cacheStatus": v[11],
+        "serverIp": s[6],
+        "serverName": s[7],
+        "remoteIp": s[8],
+        "bytesDlv": v[12],
+        "rayId": s[9],
+    }
+
+
+def _sbe_record(r: dict) -> bytes:
+    out = [NULL_FIXED.pack(*ints(r))]
+    for s in strings(r):
+        b = s.encode()
+        out += [struct.pack("<H", len(b)), b]
+    return b"".join(out)
+
+
+def to_sbe(case: str) -> bytes:
+    """schemas/log.sbe.xml's message Log (template 1) or Logs (template 2): the header, the
+    null format's 34-byte fixed block, the ten strings with uint16 lengths; Logs has an
+    empty root block and a group (blockLength 34, count) of the records."""
+    recs = records(case)
+    if case == "log":
+        return SBE_HEADER.pack(NULL_FIXED.size, 1, SBE_SCHEMA_ID, 0) + _sbe_record(recs[0])
+    group = struct.pack("<HH", NULL_FIXED.size, len(recs))
+    return SBE_HEADER.pack(0, 2, SBE_SCHEMA_ID, 0) + group + b"".join(map(_sbe_record, recs))
+
+
+def from_sbe(case: str, data: bytes) -> list[dict]:
+    """Decodes to_sbe's bytes; ValueError for another header, a truncation or a tail."""
+    pos = 0
+
+    def take(n: int) -> bytes:
+        nonlocal pos
+        if pos + n > len(data):
+            raise ValueError(f"SBE message truncated at byte {pos}")
+        pos += n
+        return data[pos - n : pos]
+
+    def record() -> dict:
+        v = NULL_FIXED.unpack(take(NULL_FIXED.size))
+        return _record(v, [take(struct.unpack("<H", take(2))[0]).decode() for _ in range(10)])
+
+    template = 1 if case == "log" else 2
+    block = NULL_FIXED.size if case == "log" else 0
+    if (header := SBE_HEADER.unpack(take(SBE_HEADER.size))) != (block, template, SBE_SCHEMA_ID, 0):
+        raise ValueError(f"SBE header {header}, expected {(block, template, SBE_SCHEMA_ID, 0)}")
+    if case == "log":
+        recs = [record()]
+    else:
+        group_block, count = struct.unpack("<HH", take(4))
+        if group_block != NULL_FIXED.size:
+            raise ValueError(f"SBE group block length {group_block}, expected {NULL_FIXED.size}")
+        recs = [record() for _ in range(count)]
+    if pos != len(data):
+        raise ValueError(f"SBE message has {len(data) - pos} bytes after its last record")
+    return recs
+
+
+ENCODERS = {
+    "json": to_json,
+    "msgpack": to_msgpack,
+    "null": to_null,
+    "cbor": to_cbor,
+    "avro": to_avro,
+    "thrift": to_thrift,
+    "bson": to_bson,
+    "sbe": to_sbe,
+}
+
+
 def decode(fmt: str, case: str, data: bytes) -> list[dict]:
     """The records an encoding holds, for the formats Python reads here (json, msgpack,
-    null); ValueError for a corrupt one."""
+    null, cbor, avro, thrift, bson, sbe); ValueError or the decoder's own error for a
+    corrupt one."""
     if fmt == "null":
         return from_null(case, data)
-    value = json.loads(data) if fmt == "json" else msgpack.unpackb(data)
+    if fmt == "sbe":
+        return from_sbe(case, data)
+    if fmt == "thrift":
+        return from_thrift(case, data)
+    if fmt == "avro":
+        buf = io.BytesIO(data)
+        value = fastavro.schemaless_reader(buf, avro_schema(case), None)
+        if buf.tell() != len(data):
+            raise ValueError(f"{len(data) - buf.tell()} bytes after the Avro datum")
+    elif fmt == "bson":
+        value = bson.decode(data)
+    elif fmt == "cbor":
+        value = cbor2.loads(data)
+    else:
+        value = json.loads(data) if fmt == "json" else msgpack.unpackb(data)
     return [value] if case == "log" else value["logs"]
 
 

@@ -34,10 +34,15 @@ OPS = ("populate", "serialize", "deserialize", "access")
 FORMATS = (
     "null",
     "json",
+    "bson",
     "msgpack",
+    "cbor",
     "protobuf",
+    "thrift",
+    "avro",
     "capnp",
     "flatbuffers",
+    "sbe",
     "bincode",
     "bitcode",
     "postcard",
@@ -89,7 +94,7 @@ def format_rank(lib: str) -> tuple:
     return (*rank(fmt), before.index(lib) if lib in before else len(before), lib)
 
 
-ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "rkyv"})  # formats with `access`
+ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "sbe", "rkyv"})  # formats with `access`
 
 # Iterations per sample: one iteration is the whole case (one record, or 1000). A sample
 # of the slowest library (nlohmann-json, about 20 µs a record) takes 0.1 s in quick.
@@ -112,6 +117,8 @@ GOVERNS = {
 # and compares across runs. Only a packed cell names it; the driver is always told.
 PACKING = "packing"
 UNPACKED = "unpacked"
+PACKED = "packed"  # Cap'n Proto's packing
+COMPACT = "compact"  # Thrift's compact protocol (unpacked: its binary protocol)
 
 READING = (
     "codec: times are per iteration (one record, or the batch of 1000); median of all "
@@ -213,7 +220,8 @@ class Codec(Suite):
 
     def inspect(self, task: Task, result: dict, fixtures: dict[str, str]) -> dict[str, Metric]:
         """The encoding the driver left in --out-dir: its size must be the reported one;
-        Python decodes it where it can (JSON, MessagePack, null) and compares every record;
+        Python decodes it where it can (every format of codec_records.ENCODERS, Thrift in the
+        protocol of its packing) and compares every record;
         zstd and lz4 sizes from one compressor for every language."""
 
         c = task.cell
@@ -226,14 +234,19 @@ class Codec(Suite):
         if len(data) != size:
             raise ResultError(f"{path.name} has {len(data)} bytes, but the result says {size}")
         fmt = LIB_FORMAT[c.lib]
-        if fmt in ("json", "msgpack", "null"):
+        packing = c.param.get(PACKING, UNPACKED)
+        if fmt in codec_records.ENCODERS:
             try:
-                decoded = codec_records.decode(fmt, c.case, data)
+                if fmt == "thrift":
+                    protocol = "compact" if packing == COMPACT else "binary"
+                    decoded = codec_records.from_thrift(c.case, data, protocol)
+                else:
+                    decoded = codec_records.decode(fmt, c.case, data)
             except Exception as e:  # every decoder raises its own types on garbage
                 raise ResultError(f"{path.name} is not valid {fmt}: {e}") from None
             if decoded != _records(c.case):
                 raise ResultError(f"{path.name} decodes to other values than the workload's")
-        if c.param.get(PACKING, UNPACKED) != UNPACKED:
+        if packing == PACKED:
             try:
                 capnp_framing(capnp_unpack(data))
             except ValueError as e:
@@ -441,8 +454,9 @@ def _packing(results: list[CellResult]) -> bool:
 
 
 def _packing_of(r: CellResult) -> list[str]:
-    """The packing column's value: every Cap'n Proto cell's, none for other formats."""
-    if LIB_FORMAT.get(r.cell.lib) != "capnp":
+    """The packing column's value: every Cap'n Proto and Thrift cell's, none for other
+    formats."""
+    if LIB_FORMAT.get(r.cell.lib) not in ("capnp", "thrift"):
         return [""]
     return [r.cell.param.get(PACKING, UNPACKED)]
 
@@ -597,8 +611,9 @@ SUITE = Codec(
         ),
         Param(
             PACKING,
-            (UNPACKED, "packed"),
-            "Cap'n Proto's stream framing as it is, or packed (runs of zero bytes coded away): "
+            (UNPACKED, PACKED, COMPACT),
+            "the format's plain encoding, or its compact form: Cap'n Proto packed (runs of zero "
+            "bytes coded away), Thrift's compact protocol in place of its binary one: "
             "serialize, deserialize, access; cells without it are unpacked",
         ),
     ),
