@@ -33,12 +33,8 @@ READERS = [
 
 # Codec formats every language must write byte for byte alike (docs/workloads.md, codec:
 # encodings); capnp and flatbuffers layouts depend on each builder's allocation order.
-BYTE_EQUAL = ("json", "msgpack", "protobuf", "null")
-PYTHON_ENCODERS = {
-    "json": codec_records.to_json,
-    "msgpack": codec_records.to_msgpack,
-    "null": codec_records.to_null,
-}
+BYTE_EQUAL = ("json", "msgpack", "protobuf", "cbor", "bson", "avro", "thrift", "sbe", "null")
+PYTHON_ENCODERS = codec_records.ENCODERS
 
 
 def codec_files(lang: str) -> list[str]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import io
 import json
 import struct
-from functools import cache
 import sys
+from functools import cache
 from pathlib import Path
 
 import bson
@@ -330,7 +330,8 @@ def to_thrift(case: str, protocol: str = "binary") -> bytes:
 
 def from_thrift(case: str, data: bytes, protocol: str = "binary") -> list[dict]:
     t = thrift_module()
-    value = thrift_deserialize(t.Log() if case == "log" else t.Logs(), data, THRIFT_PROTOCOLS[protocol])
+    empty = t.Log() if case == "log" else t.Logs()
+    value = thrift_deserialize(empty, data, THRIFT_PROTOCOLS[protocol])
 
     def plain(v) -> dict:
         return {

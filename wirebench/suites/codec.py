@@ -12,6 +12,8 @@ the seed's layout, and per format across languages).
 from __future__ import annotations
 
 import json
+import time
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -27,6 +29,8 @@ from ..suite import Param, Suite
 from . import limit
 
 OPS = ("populate", "serialize", "deserialize", "access")
+# The harness's timings of zstd and lz4 on each encoding (compression_times).
+COMPRESSION = ("zstd_compress", "zstd_decompress", "lz4_compress", "lz4_decompress")
 
 # The formats in reading order: the floor, text, then binary formats. A library's format
 # is its driver's to say (`list` names it: docs/protocol.md, suite codec); a format not
@@ -254,6 +258,8 @@ class Codec(Suite):
         return {
             "size_zstd": Metric("size_zstd", "B", "scalar", value=len(zstd(data))),
             "size_lz4": Metric("size_lz4", "B", "scalar", value=len(lz4_block(data))),
+            "size_zlib": Metric("size_zlib", "B", "scalar", value=len(zlib.compress(data))),
+            **compression_times(data),
         }
 
     def headline(self, cell, default):
@@ -307,13 +313,18 @@ class Codec(Suite):
                 ]
                 if len({r.cell.lang for r in mine}) > 1 or (fmt == "null" and mine):
                     tables.append(format_table(case, fmt, mine))
+            mine = [r for r in results if r.cell.case == case]
+            tables += [
+                t for t in (compression_table(case, mine), which_library_table(case, mine)) if t
+            ]
         return tables
 
 
 def charts(results: list[CellResult]) -> dict[str, bytes]:
     """Per case: the throughput of every implementation in each operation (MB/s of the
     encoding: its size over the time, whiskers from the time's 95% interval), one panel
-    per operation, and the encoding's size per library. Bars are coloured by language."""
+    per operation, and the encoding's size per library; then the same throughput chart
+    for each format that two languages or more implement. Bars are coloured by language."""
 
     files = {}
     for case in sorted({r.cell.case for r in results}):
@@ -323,37 +334,9 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
         )
         if not mine:
             continue
-        labels = [
-            f"{r.cell.impl} {' '.join(v for v in [*_variant(r), r.cell.param.get(PACKING)] if v)}"
-            for r in mine
-        ]
-        ops = [op for op in OPS if any(op in r.metrics for r in mine)]
-        height = 1.0 + 0.2 * len(mine)
-        fig, axes = ch.figure(3.2 * len(ops) + 3, height, ncols=len(ops))
-        for ax, op in zip(axes[0], ops, strict=True):
-            rate, low, high = [], [], []
-            for r in mine:
-                m, size = r.metrics.get(op), r.summary("size").median
-                s = m.summary if m else None
-                rate.append(size / s.median * 1e3 if s else 0)
-                low.append(size / s.high * 1e3 if s else rate[-1])  # a rate: the time's high
-                high.append(size / s.low * 1e3 if s else rate[-1])
-            ax.barh(
-                range(len(mine)),
-                rate,
-                xerr=ch.whiskers(rate, low, high),
-                color=[ch.colour(r.cell.lang) for r in mine],
-                error_kw={"elinewidth": 0.6, "capsize": 1.5},
-            )
-            ax.set_xscale("log")
-            ax.set_title(op, fontsize=9)
-            ax.set_xlabel("MB/s (log)", fontsize=8)
-            ax.set_yticks(range(len(mine)), labels if op == ops[0] else [""] * len(mine))
-            ax.tick_params(axis="y", labelsize=6)
-            ax.invert_yaxis()
-            ax.grid(True, axis="x", which="both", alpha=0.3)
-        fig.suptitle(f"codec / {case}: throughput per operation (whiskers: 95% interval)")
-        files[f"codec-{case}-throughput.svg"] = ch.svg(fig)
+        files[f"codec-{case}-throughput.svg"] = throughput_chart(
+            mine, f"codec / {case}: throughput per operation (whiskers: 95% interval)"
+        )
         sizes: dict[str, float] = {}
         for r in mine:
             sizes.setdefault(r.cell.lib, r.summary("size").median)
@@ -365,7 +348,48 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
         ax.set_title(f"codec / {case}: size per library")
         ax.grid(True, axis="x", alpha=0.3)
         files[f"codec-{case}-size.svg"] = ch.svg(fig)
+        for fmt in sorted({LIB_FORMAT.get(r.cell.lib) for r in mine} - {None, "null"}, key=rank):
+            same = [r for r in mine if LIB_FORMAT.get(r.cell.lib) == fmt]
+            if len({r.cell.lang for r in same}) > 1:
+                files[f"codec-{case}-{fmt}.svg"] = throughput_chart(
+                    same, f"codec / {case}: {fmt} across languages (whiskers: 95% interval)"
+                )
     return files
+
+
+def throughput_chart(mine: list[CellResult], title: str) -> bytes:
+    """One panel per operation: each cell's MB/s of the encoding, whiskers from the
+    time's 95% interval, coloured by language."""
+    labels = [
+        f"{r.cell.impl} {' '.join(v for v in [*_variant(r), r.cell.param.get(PACKING)] if v)}"
+        for r in mine
+    ]
+    ops = [op for op in OPS if any(op in r.metrics for r in mine)]
+    fig, axes = ch.figure(3.2 * len(ops) + 3, 1.0 + 0.2 * len(mine), ncols=len(ops))
+    for ax, op in zip(axes[0], ops, strict=True):
+        rate, low, high = [], [], []
+        for r in mine:
+            m, size = r.metrics.get(op), r.summary("size").median
+            s = m.summary if m else None
+            rate.append(size / s.median * 1e3 if s else 0)
+            low.append(size / s.high * 1e3 if s else rate[-1])  # a rate: the time's high
+            high.append(size / s.low * 1e3 if s else rate[-1])
+        ax.barh(
+            range(len(mine)),
+            rate,
+            xerr=ch.whiskers(rate, low, high),
+            color=[ch.colour(r.cell.lang) for r in mine],
+            error_kw={"elinewidth": 0.6, "capsize": 1.5},
+        )
+        ax.set_xscale("log")
+        ax.set_title(op, fontsize=9)
+        ax.set_xlabel("MB/s (log)", fontsize=8)
+        ax.set_yticks(range(len(mine)), labels if op == ops[0] else [""] * len(mine))
+        ax.tick_params(axis="y", labelsize=6)
+        ax.invert_yaxis()
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.suptitle(title)
+    return ch.svg(fig)
 
 
 def _size(process) -> int | None:
@@ -439,6 +463,41 @@ def lz4_block(data: bytes) -> bytes:
     return lz4.block.compress(data, store_size=False)
 
 
+# The harness times zstd and lz4 on each process's encoding: samples of about this many
+# bytes of input each (at least one call), this many samples.
+COMPRESSION_SAMPLE_BYTES = 1 << 20
+COMPRESSION_SAMPLES = 5
+
+
+def compression_times(data: bytes) -> dict[str, Metric]:
+    """zstd (level 3, one frame) and lz4 (one block) compress and decompress times of the
+    encoding, in ns per call, by the harness: the same C libraries (through Python's
+    bindings, one reused context each) for every language, so that a format's cost
+    follows its bytes. Each decompression is checked against the encoding first."""
+    zc, zd = zstandard.ZstdCompressor(level=3), zstandard.ZstdDecompressor()
+    frame, block = zc.compress(data), lz4_block(data)
+    ops = {
+        "zstd_compress": lambda: zc.compress(data),
+        "zstd_decompress": lambda: zd.decompress(frame),
+        "lz4_compress": lambda: lz4_block(data),
+        "lz4_decompress": lambda: lz4.block.decompress(block, uncompressed_size=len(data)),
+    }
+    for name in ("zstd_decompress", "lz4_decompress"):
+        if ops[name]() != data:
+            raise ResultError(f"{name} did not give the encoding back")
+    iters = max(1, COMPRESSION_SAMPLE_BYTES // len(data))
+    metrics = {}
+    for name, call in ops.items():
+        samples = []
+        for _ in range(COMPRESSION_SAMPLES):
+            start = time.perf_counter_ns()
+            for _ in range(iters):
+                call()
+            samples.append(max(1, time.perf_counter_ns() - start))
+        metrics[name] = Metric(name, "ns", "samples", iters=iters, samples=tuple(samples))
+    return metrics
+
+
 # -- the report --------------------------------------------------------------------------
 
 
@@ -500,7 +559,8 @@ def _allocs(r: CellResult) -> str:
 
 def language_table(case: str, results: list[CellResult], bandwidth: float | None) -> Table:
     """The seed's layout for one language: population ns, serialization and
-    deserialization MB/s, then access, sizes and allocations; the memcpy limit first."""
+    deserialization MB/s, then access, sizes, allocations and the largest peak resident
+    memory of the cell's processes; the memcpy limit first."""
 
     packing = _packing(results)
 
@@ -511,10 +571,10 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
     if bandwidth:
         mbps = f"{bandwidth * 1e3:.0f}"
         blank = [""] * (3 + packing)
-        rows.append(["memcpy (limit)", *blank, "", mbps, mbps, "", "", "", "", ""])
+        rows.append(["memcpy (limit)", *blank, "", mbps, mbps, "", "", "", "", "", ""])
     for r in results:
         if not r.ok:
-            rows.append([r.cell.lib, *variant(r), r.status.upper(), "", "", "", "", "", "", ""])
+            rows.append([r.cell.lib, *variant(r), r.status.upper(), *[""] * 9])
             continue
         rows.append(
             [
@@ -528,6 +588,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
                 fmt_bytes(_scalar(r, "size_zstd")),
                 fmt_bytes(_scalar(r, "size_lz4")),
                 _allocs(r),
+                fmt_bytes(r.max_rss_kb * 1024) if r.max_rss_kb else "",
             ]
         )
     impl = results[0].cell.impl.split("/")[0]
@@ -547,6 +608,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
             "zstd",
             "lz4",
             "allocs per op: count (bytes)",
+            "peak RSS",
         ],
         rows,
     )
@@ -589,6 +651,111 @@ def format_table(case: str, fmt: str, results: list[CellResult]) -> Table:
     )
 
 
+def compression_table(case: str, results: list[CellResult]) -> Table | None:
+    """Each encoding's sizes after zlib, zstd and lz4, and the harness's zstd and lz4
+    times on it as MB/s of the encoding: one row per implementation and packing (the
+    other variants write the same bytes)."""
+    rows, seen = [], set()
+    packing = _packing(results)
+    for r in results:
+        key = (r.cell.impl, r.cell.param.get(PACKING, UNPACKED))
+        if not r.ok or "zstd_compress" not in r.metrics or key in seen:
+            continue
+        seen.add(key)
+        rows.append(
+            [
+                r.cell.impl,
+                LIB_FORMAT.get(r.cell.lib, ""),
+                *(_packing_of(r) if packing else []),
+                fmt_bytes(_scalar(r, "size")),
+                fmt_bytes(_scalar(r, "size_zlib")),
+                fmt_bytes(_scalar(r, "size_zstd")),
+                _rate(r, "zstd_compress"),
+                _rate(r, "zstd_decompress"),
+                fmt_bytes(_scalar(r, "size_lz4")),
+                _rate(r, "lz4_compress"),
+                _rate(r, "lz4_decompress"),
+            ]
+        )
+    if not rows:
+        return None
+    return Table(
+        f"codec / {case}: compression of each encoding (zlib -6, zstd -3, lz4; MB/s of the "
+        "encoding, timed by the harness)",
+        [
+            "impl",
+            "format",
+            *(["packing"] if packing else []),
+            "size",
+            "zlib",
+            "zstd",
+            "zstd compress MB/s",
+            "zstd decompress MB/s",
+            "lz4",
+            "lz4 compress MB/s",
+            "lz4 decompress MB/s",
+        ],
+        rows,
+    )
+
+
+def _label(r: CellResult) -> str:
+    """A library with its format and the variant a cell needs, where it differs from each
+    parameter's first value: `rapidjson (json) buffer=fresh`."""
+    firsts = {p.name: p.values[0] for p in SUITE.params}
+    variant = " ".join(
+        f"{k}={v}" for k, v in sorted(r.cell.param.items()) if k in firsts and v != firsts[k]
+    )
+    return f"{r.cell.lib} ({LIB_FORMAT.get(r.cell.lib, '?')})" + (f" {variant}" if variant else "")
+
+
+def which_library_table(case: str, results: list[CellResult]) -> Table | None:
+    """Per language and operation: the fastest library of the run (null excluded: it is
+    the floor), and every other whose paired ratio to it has an interval reaching 1
+    (no faster nor slower that the run can tell), each with the variant it needs.
+    Generated from the data: what this run can say, nothing written by hand."""
+    rows = []
+    langs = sorted({(r.cell.lang, r.cell.toolchain or "") for r in results})
+    for lang, toolchain in langs:
+        for op in OPS:
+            mine = [
+                r
+                for r in results
+                if r.ok
+                and op in r.metrics
+                and r.cell.lib != "null"
+                and (r.cell.lang, r.cell.toolchain or "") == (lang, toolchain)
+            ]
+            if not mine:
+                continue
+            best = min(mine, key=lambda r: r.metrics[op].summary.median)
+            tied = []
+            for r in mine:
+                if r is best:
+                    continue
+                q = model.ratio(r.metrics[op], best.metrics[op])
+                if not q.has_interval or q.low <= 1:
+                    tied.append((q.value, f"{_label(r)} {q.text(x='x')}"))
+            rows.append(
+                [
+                    best.cell.impl.split("/")[0],
+                    op,
+                    _label(best),
+                    _time(best, op),
+                    "; ".join(t for _, t in sorted(tied)) or "none",
+                    str(len(mine)),
+                ]
+            )
+    if not rows:
+        return None
+    return Table(
+        f"codec / {case}: which library is fastest, per language and operation (null "
+        "excluded; tied: the ratio's 95% interval reaches 1)",
+        ["language", "operation", "fastest (variant)", "time", "tied with it", "cells"],
+        rows,
+    )
+
+
 SUITE = Codec(
     name="codec",
     description="one record and a batch of 1000: populate, serialize, deserialize, access, size",
@@ -622,6 +789,11 @@ SUITE = Codec(
         MetricSpec("size", "scalar", "B", "the encoding's size"),
         MetricSpec("size_zstd", "scalar", "B", "size after zstd -3", by_harness=True),
         MetricSpec("size_lz4", "scalar", "B", "size as one lz4 block", by_harness=True),
+        MetricSpec("size_zlib", "scalar", "B", "size after zlib (level 6)", by_harness=True),
+        *(
+            MetricSpec(name, "samples", "ns", f"{name.replace('_', ' ')} time", by_harness=True)
+            for name in COMPRESSION
+        ),
         *(
             MetricSpec(f"{op}_allocs", "scalar", "allocs", f"allocations per {op}", required=False)
             for op in OPS
