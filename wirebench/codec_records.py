@@ -28,8 +28,13 @@ from thriftpy2.utils import serialize as thrift_serialize
 
 from .workloads import MASK64, XorShift128
 
-CASES = ("log", "logs")
+CASES = ("log", "logs")  # the seed's record and batch, which every golden file holds
 BATCH = 1000  # records in the `logs` case
+# The size axis: batches of the first N records of the `logs` generator (`logs` itself is
+# the first 1000), so that a library's cost per record can be read against the message's
+# size. Every batch case is a `Logs` message.
+SIZES = {"logs1": 1, "logs10": 10, "logs100": 100, "logs": BATCH, "logs10000": 10000}
+ALL_CASES = ("log", *SIZES)
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata" / "codec"
 SCHEMAS = ROOT / "schemas"
@@ -168,18 +173,19 @@ def log_record(rng: XorShift128, i: int) -> dict:
     }
 
 
-def logs_batch() -> list[dict]:
-    """The `logs` case: BATCH records from a fresh generator."""
+def logs_batch(n: int = BATCH) -> list[dict]:
+    """The first `n` records from a fresh generator: the `logs` case, or a batch of the
+    size axis."""
     rng = XorShift128()
-    return [log_record(rng, i) for i in range(BATCH)]
+    return [log_record(rng, i) for i in range(n)]
 
 
 def records(case: str) -> list[dict]:
     if case == "log":
         return [LOG]
-    if case == "logs":
-        return logs_batch()
-    raise KeyError(f"unknown codec case {case!r}; known: {', '.join(CASES)}")
+    if case in SIZES:
+        return logs_batch(SIZES[case])
+    raise KeyError(f"unknown codec case {case!r}; known: {', '.join(ALL_CASES)}")
 
 
 def message(case: str) -> dict:
@@ -289,7 +295,9 @@ def to_cbor(case: str) -> bytes:
 
 @cache
 def avro_schema(case: str):
-    return fastavro.parse_schema(json.loads((SCHEMAS / f"{case}.avsc").read_text()))
+    """schemas/log.avsc for the record, schemas/logs.avsc for every batch."""
+    name = "log" if case == "log" else "logs"
+    return fastavro.parse_schema(json.loads((SCHEMAS / f"{name}.avsc").read_text()))
 
 
 def to_avro(case: str) -> bytes:
@@ -467,13 +475,9 @@ def checks() -> dict:
         case: {
             "records": len(records(case)),
             "fold": fold(records(case)),
-            "size": {
-                "json": len(to_json(case)),
-                "msgpack": len(to_msgpack(case)),
-                "null": len(to_null(case)),
-            },
+            "size": {fmt: len(encode(case)) for fmt, encode in ENCODERS.items()},
         }
-        for case in CASES
+        for case in ALL_CASES
     }
 
 

@@ -11,6 +11,7 @@ the seed's layout, and per format across languages).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import zlib
@@ -102,9 +103,16 @@ ZERO_COPY = frozenset({"null", "capnp", "flatbuffers", "sbe", "rkyv"})  # format
 
 # Iterations per sample: one iteration is the whole case (one record, or 1000). A sample
 # of the slowest library (nlohmann-json, about 20 µs a record) takes 0.1 s in quick.
+# The size axis (codec_records.SIZES) keeps a sample near the same number of records.
 ITERS = {
-    "quick": {"log": 5000, "logs": 5},
-    "standard": {"log": 50000, "logs": 50},
+    "quick": {
+        "log": 5000,
+        **{case: max(1, 5000 // n) for case, n in codec_records.SIZES.items()},
+    },
+    "standard": {
+        "log": 50000,
+        **{case: max(1, 50000 // n) for case, n in codec_records.SIZES.items()},
+    },
 }
 
 # Which parameter governs which operations (docs/protocol.md, suite codec): a table puts
@@ -297,7 +305,8 @@ class Codec(Suite):
         results = self.reading_order(results)
         tables = []
         langs = sorted({(r.cell.lang, r.cell.toolchain or "") for r in results})
-        for case in self.cases:
+        # The size axis's other batches are read in its own table and charts.
+        for case in codec_records.CASES:
             for lang, toolchain in langs:
                 mine = [
                     r
@@ -317,7 +326,7 @@ class Codec(Suite):
             tables += [
                 t for t in (compression_table(case, mine), which_library_table(case, mine)) if t
             ]
-        return tables
+        return tables + [t for t in (size_table(results),) if t]
 
 
 def charts(results: list[CellResult]) -> dict[str, bytes]:
@@ -354,6 +363,100 @@ def charts(results: list[CellResult]) -> dict[str, bytes]:
                 files[f"codec-{case}-{fmt}.svg"] = throughput_chart(
                     same, f"codec / {case}: {fmt} across languages (whiskers: 95% interval)"
                 )
+    files.update(size_charts(results))
+    return files
+
+
+def size_lines(results: list[CellResult]) -> dict[tuple[str, str], dict[int, CellResult]]:
+    """The size axis: per implementation and format, its cells of the batch cases by
+    records. A library's line follows the variant of its cell with the most operations
+    in the `logs` case (its first, usual cell)."""
+    batches = [r for r in results if r.ok and r.cell.case in codec_records.SIZES]
+    mine: dict[tuple[str, str], list[CellResult]] = {}
+    for r in batches:
+        mine.setdefault((r.cell.impl, LIB_FORMAT.get(r.cell.lib, "")), []).append(r)
+    lines = {}
+    for key, cells in mine.items():
+        usual = max(cells, key=lambda r: (sum(o in r.metrics for o in OPS), r.cell.case == "logs"))
+        by_n = {
+            codec_records.SIZES[r.cell.case]: r for r in cells if r.cell.param == usual.cell.param
+        }
+        if len(by_n) > 1:
+            lines[key] = by_n
+    return lines
+
+
+SIZE_OPS = ("serialize", "deserialize")
+
+
+def size_table(results: list[CellResult]) -> Table | None:
+    """The size axis in numbers: each implementation's time per record in serialize and
+    deserialize at each batch size, with its 95% interval."""
+    lines = size_lines(results)
+    if not lines:
+        return None
+    sizes = sorted(codec_records.SIZES.values())
+    rows = []
+    for (impl, fmt), by_n in sorted(lines.items(), key=lambda kv: (rank(kv[0][1]), kv[0][0])):
+        row = [impl, fmt]
+        for op in SIZE_OPS:
+            for n in sizes:
+                r = by_n.get(n)
+                s = r.metrics[op].summary if r and op in r.metrics else None
+                if s is None:
+                    row.append("")
+                    continue
+                scaled = dataclasses.replace(s, median=s.median / n, low=s.low / n, high=s.high / n)
+                row.append(fmt_summary(scaled, "ns"))
+        rows.append(row)
+    return Table(
+        "codec: the size axis, time per record against the batch's records (median [95% interval])",
+        ["impl", "format", *(f"{op[:3]} {n:,}" for op in SIZE_OPS for n in sizes)],
+        rows,
+    )
+
+
+def size_charts(results: list[CellResult]) -> dict[str, bytes]:
+    """One chart per format: each implementation's time per record in serialize and
+    deserialize against the batch's records (log-log), whiskers from the 95% interval;
+    colour by language, a line style per library of one language."""
+    lines = size_lines(results)
+    files = {}
+    for fmt in sorted({f for _, f in lines} - {"", "null"}, key=rank):
+        mine = sorted((impl, by_n) for (impl, f), by_n in lines.items() if f == fmt)
+        fig, axes = ch.figure(11, 4.2, ncols=2)
+        for ax, op in zip(axes[0], SIZE_OPS, strict=True):
+            styles: dict[str, int] = {}
+            for impl, by_n in mine:
+                pts = sorted((n, r.metrics[op].summary) for n, r in by_n.items() if op in r.metrics)
+                if not pts:
+                    continue
+                xs = [n for n, _ in pts]
+                ys = [s.median / n for n, s in pts]
+                err = ch.whiskers(ys, [s.low / n for n, s in pts], [s.high / n for n, s in pts])
+                lang = impl.split("/")[0].split("@")[0].split("+")[0]
+                k = styles[lang] = styles.get(lang, -1) + 1
+                ax.errorbar(
+                    xs,
+                    ys,
+                    yerr=err,
+                    marker="osd^v"[k % 5],
+                    ms=3,
+                    capsize=2,
+                    lw=1,
+                    ls=("-", "--", ":", "-.")[k % 4],
+                    color=ch.colour(lang),
+                    label=impl,
+                )
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(op, fontsize=9)
+            ax.set_xlabel("records in the batch (log)", fontsize=8)
+            ax.set_ylabel("ns per record (log)", fontsize=8)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][0].legend(fontsize=6)
+        fig.suptitle(f"codec: {fmt}, time per record against the batch's size (whiskers: 95%)")
+        files[f"codec-size-{fmt}.svg"] = ch.svg(fig)
     return files
 
 
@@ -761,6 +864,10 @@ SUITE = Codec(
     description="one record and a batch of 1000: populate, serialize, deserialize, access, size",
     cases={
         "log": "one HTTP log record (the 2014 cross-format comparison's)",
+        **{
+            case: f"the size axis: a batch of the first {n:,} records of the logs generator"
+            for case, n in codec_records.SIZES.items()
+        },
         "logs": "a batch of 1000 log records with varied values",
     },
     params=(
