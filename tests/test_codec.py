@@ -232,10 +232,16 @@ def test_a_codec_run_reports_per_language_and_per_format(two_fakes, tmp_path):
         ["run", "--suite", "codec", "--iters", "3", "--samples", "2", "--repeat", "2", "--db", db],
     )
     assert r.exit_code == 0, r.output
-    assert "cells: 18 ok, 0 error" in r.output  # and the memcpy limits
+    assert "cells: 42 ok, 0 error" in r.output  # 5 cases, and the memcpy limits
     md = (tmp_path / "report-1.md").read_text()
     assert "## codec / log: fake" in md and "## codec / logs: fake2" in md
     assert "## codec / log: json across languages" in md
+    assert "## codec / logs10:" not in md  # the size axis has its own table and charts
+    assert "## codec: the size axis" in md and "| fake/jackson | json |" in md
+    assert "## codec / logs: compression of each encoding" in md
+    assert "## codec / log: which library is fastest" in md
+    charts = {p.name for p in (tmp_path / "report-1").iterdir()}
+    assert {"codec-size-json.svg", "codec-log-json.svg", "codec-logs-throughput.svg"} <= charts
     row = next(line for line in md.splitlines() if line.startswith("| jackson | reused"))
     # 593 bytes of JSON in 100.5 ns (the median of 100 and 101 per iteration): 5900 MB/s
     # Two processes: too few for a median's interval.

@@ -180,11 +180,17 @@ def logs_batch(n: int = BATCH) -> list[dict]:
     return [log_record(rng, i) for i in range(n)]
 
 
+@cache
+def _batch(n: int) -> tuple[dict, ...]:
+    return tuple(logs_batch(n))
+
+
 def records(case: str) -> list[dict]:
+    """The case's records (generated once per process: callers must not change them)."""
     if case == "log":
         return [LOG]
     if case in SIZES:
-        return logs_batch(SIZES[case])
+        return list(_batch(SIZES[case]))
     raise KeyError(f"unknown codec case {case!r}; known: {', '.join(ALL_CASES)}")
 
 
