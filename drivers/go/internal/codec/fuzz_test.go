@@ -28,10 +28,13 @@ import (
 const goldenRoot = "../../../../testdata/golden"
 
 // The first byte of an input chooses the variant: bit 0 the case (log, logs), bit 1 the
-// strings (the library's second value, borrowed, where it has one).
+// strings (the library's second value, borrowed, where it has one), bit 2 the packing
+// (the library's second value, where it has one: capnp's packed, thrift's compact).
 func fuzzVariant(l *Lib, sel byte) Variant {
 	v := defaultVariant(l, records.Cases[sel&1])
 	v.Borrowed = l.Strings[int(sel>>1&1)%len(l.Strings)] == borrowed
+	packing := l.Packings()[int(sel>>2&1)%len(l.Packings())]
+	v.Packed, v.Compact = packing == packed, packing == compact
 	return v
 }
 
@@ -49,7 +52,8 @@ func expected(batch bool) *cell { return expectations()[batch] }
 
 // codecSeeds are the seeds of l's target: every language's golden files of its format,
 // with each strings value, and small batches (the first 2 and 3 records of logs) in l's
-// own encoding, which are well formed but not the case's batch.
+// own encoding, which are well formed but not the case's batch, in each packing it has
+// (with the case log in its second packing, which no golden file holds).
 func codecSeeds(t testing.TB, l *Lib) [][]byte {
 	langs, err := os.ReadDir(goldenRoot)
 	if err != nil {
@@ -78,12 +82,22 @@ func codecSeeds(t testing.TB, l *Lib) [][]byte {
 	if len(seeds) == 0 {
 		t.Fatalf("no golden file of %s in %s", l.Format, goldenRoot)
 	}
-	for _, n := range []int{2, 3} {
-		c, err := newCell(l.New(defaultVariant(l, "logs")), records.Of("logs")[:n])
-		if err != nil {
-			t.Fatalf("%s: %d records: %v", l.Name, n, err)
+	for p := range l.Packings() {
+		for _, n := range []int{2, 3} {
+			v := fuzzVariant(l, 1|byte(p)<<2)
+			c, err := newCell(l.New(v), records.Of("logs")[:n])
+			if err != nil {
+				t.Fatalf("%s: %d records: %v", l.Name, n, err)
+			}
+			add(1|byte(p)<<2, c.encoding)
 		}
-		add(1, c.encoding)
+		if p > 0 { // the other packing's encoding of the case log, which no golden file holds
+			c, err := newCell(l.New(fuzzVariant(l, byte(p)<<2)), records.Of("log"))
+			if err != nil {
+				t.Fatalf("%s: %v", l.Name, err)
+			}
+			add(byte(p)<<2, c.encoding)
+		}
 	}
 	add(0, nil)
 	add(1, nil)

@@ -51,6 +51,7 @@ type Variant struct {
 	Borrowed   bool   // --strings borrowed
 	Validation string // --validation
 	Packed     bool   // --packing packed (Cap'n Proto's packed encoding)
+	Compact    bool   // --packing compact (Thrift's compact protocol)
 }
 
 // The parameters' values.
@@ -64,13 +65,14 @@ const (
 	unchecked = "unchecked"
 	unpacked  = "unpacked"
 	packed    = "packed"
+	compact   = "compact"
 )
 
 // Lib is one library of the codec suite.
 type Lib struct {
 	Name string
-	// Format is the encoding it writes (json, msgpack, protobuf, capnp, flatbuffers,
-	// null): the harness's key and the golden files' extension.
+	// Format is the encoding it writes (json, msgpack, protobuf, capnp, flatbuffers, cbor,
+	// bson, avro, thrift, sbe, null): the harness's key and the golden files' extension.
 	Format string
 	// The values of --buffer, --strings and --validation it supports, its default first.
 	Buffers, Strings, Validations []string
@@ -110,11 +112,16 @@ var (
 	parsed          = []string{validated}
 )
 
-// Packings are the values of --packing l supports: packing is the Cap'n Proto format's, so
-// every capnp library has both and every other format only its one encoding.
+// Packings are the values of --packing l supports: packing is the Cap'n Proto format's
+// (packed) and Thrift's (compact: its compact protocol, unpacked its binary protocol), so
+// every capnp and thrift library has its two and every other format only its one
+// encoding.
 func (l *Lib) Packings() []string {
-	if l.Format == "capnp" {
+	switch l.Format {
+	case "capnp":
 		return []string{unpacked, packed}
+	case "thrift":
+		return []string{unpacked, compact}
 	}
 	return []string{unpacked}
 }

@@ -18,7 +18,7 @@ var params = []core.Param{
 	{Name: "buffer", Values: []string{reused, fresh}},
 	{Name: "strings", Values: []string{owned, borrowed}},
 	{Name: "validation", Values: []string{validated, lazy, unchecked}},
-	{Name: "packing", Values: []string{unpacked, packed}},
+	{Name: "packing", Values: []string{unpacked, packed, compact}},
 }
 
 // Suite is the codec suite in the registry (internal/suite).
@@ -92,7 +92,7 @@ func prepare(r *core.Run) error {
 func variant(kase string, p core.Params) Variant {
 	return Variant{Batch: kase == "logs", Fresh: p.Get("buffer") == fresh,
 		Borrowed: p.Get("strings") == borrowed, Validation: p.Get("validation"),
-		Packed: p.Get("packing") == packed}
+		Packed: p.Get("packing") == packed, Compact: p.Get("packing") == compact}
 }
 
 // operations are the operations impl has (access only with a view), of those a cell
