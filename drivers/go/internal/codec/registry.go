@@ -102,6 +102,8 @@ var Libs = []Lib{
 	{"msgpack", "msgpack", both, ownedOnly, parsed, core.LibVersion("msgpack", "github.com/vmihailenco/msgpack/v5"),
 		newMsgpack},
 	{"msgp", "msgpack", both, ownedOnly, parsed, core.LibVersion("msgp", "github.com/tinylib/msgp"), newMsgp},
+	{"fxamacker-cbor", "cbor", both, ownedOnly, parsed,
+		core.LibVersion("fxamacker-cbor", "github.com/fxamacker/cbor/v2"), newCBOR},
 }
 
 // Common sets of supported values.
