@@ -104,6 +104,7 @@ var Libs = []Lib{
 	{"msgp", "msgpack", both, ownedOnly, parsed, core.LibVersion("msgp", "github.com/tinylib/msgp"), newMsgp},
 	{"fxamacker-cbor", "cbor", both, ownedOnly, parsed,
 		core.LibVersion("fxamacker-cbor", "github.com/fxamacker/cbor/v2"), newCBOR},
+	{"bson", "bson", both, ownedOnly, parsed, core.LibVersion("bson", "go.mongodb.org/mongo-driver/v2"), newBSON},
 }
 
 // Common sets of supported values.
