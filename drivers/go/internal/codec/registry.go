@@ -105,6 +105,8 @@ var Libs = []Lib{
 	{"fxamacker-cbor", "cbor", both, ownedOnly, parsed,
 		core.LibVersion("fxamacker-cbor", "github.com/fxamacker/cbor/v2"), newCBOR},
 	{"bson", "bson", both, ownedOnly, parsed, core.LibVersion("bson", "go.mongodb.org/mongo-driver/v2"), newBSON},
+	{"hamba-avro", "avro", both, ownedOnly, parsed, core.LibVersion("hamba-avro", "github.com/hamba/avro/v2"),
+		newAvro},
 }
 
 // Common sets of supported values.
