@@ -107,6 +107,7 @@ var Libs = []Lib{
 	{"bson", "bson", both, ownedOnly, parsed, core.LibVersion("bson", "go.mongodb.org/mongo-driver/v2"), newBSON},
 	{"hamba-avro", "avro", both, ownedOnly, parsed, core.LibVersion("hamba-avro", "github.com/hamba/avro/v2"),
 		newAvro},
+	{"thrift", "thrift", both, ownedOnly, parsed, core.LibVersion("thrift", "github.com/apache/thrift"), newThrift},
 }
 
 // Common sets of supported values.
