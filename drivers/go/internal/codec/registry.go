@@ -108,6 +108,7 @@ var Libs = []Lib{
 	{"hamba-avro", "avro", both, ownedOnly, parsed, core.LibVersion("hamba-avro", "github.com/hamba/avro/v2"),
 		newAvro},
 	{"thrift", "thrift", both, ownedOnly, parsed, core.LibVersion("thrift", "github.com/apache/thrift"), newThrift},
+	{"sbe", "sbe", both, ownedOnly, parsed, sbeVersions, newSBE},
 }
 
 // Common sets of supported values.
