@@ -267,7 +267,7 @@ class Codec(Suite):
             "size_zstd": Metric("size_zstd", "B", "scalar", value=len(zstd(data))),
             "size_lz4": Metric("size_lz4", "B", "scalar", value=len(lz4_block(data))),
             "size_zlib": Metric("size_zlib", "B", "scalar", value=len(zlib.compress(data))),
-            **compression_times(data),
+            **compression_times(data, task.iters),
         }
 
     def headline(self, cell, default):
@@ -566,13 +566,13 @@ def lz4_block(data: bytes) -> bytes:
     return lz4.block.compress(data, store_size=False)
 
 
-# The harness times zstd and lz4 on each process's encoding: samples of about this many
-# bytes of input each (at least one call), this many samples.
+# The harness times zstd and lz4 on each process's encoding: samples of as many calls as
+# the driver's iterations, up to about this many bytes of input (at least one call).
 COMPRESSION_SAMPLE_BYTES = 1 << 20
 COMPRESSION_SAMPLES = 5
 
 
-def compression_times(data: bytes) -> dict[str, Metric]:
+def compression_times(data: bytes, iters: int) -> dict[str, Metric]:
     """zstd (level 3, one frame) and lz4 (one block) compress and decompress times of the
     encoding, in ns per call, by the harness: the same C libraries (through Python's
     bindings, one reused context each) for every language, so that a format's cost
@@ -588,7 +588,7 @@ def compression_times(data: bytes) -> dict[str, Metric]:
     for name in ("zstd_decompress", "lz4_decompress"):
         if ops[name]() != data:
             raise ResultError(f"{name} did not give the encoding back")
-    iters = max(1, COMPRESSION_SAMPLE_BYTES // len(data))
+    iters = max(1, min(iters, COMPRESSION_SAMPLE_BYTES // len(data)))
     metrics = {}
     for name, call in ops.items():
         samples = []
