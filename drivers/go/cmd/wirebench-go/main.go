@@ -124,7 +124,7 @@ func validate(a core.Flags, order []string) (*core.Run, error) {
 		r.Params = append(r.Params, [2]string{p.Name, v})
 	}
 	if s.Refuse != nil {
-		if err := s.Refuse(r.Lib, r.Params); err != nil {
+		if err := s.Refuse(r.Lib, r.Case, r.Params); err != nil {
 			return nil, err
 		}
 	}

@@ -341,7 +341,7 @@ func TestUsageErrorsExit2AndNameTheProblem(t *testing.T) {
 			"--strings", "borrowed", "--validation", "lazy", "--packing", "unpacked", "--iters", "1"},
 			"lib null varies one parameter at a time from its default (--buffer reused --strings owned " +
 				"--validation lazy --packing unpacked); this cell varies buffer and strings"},
-		{[]string{"run", "--suite", "codec", "--case", "carsales"}, "case 'carsales' is not in suite codec (one of: log, logs)"},
+		{[]string{"run", "--suite", "codec", "--case", "carsales"}, "case 'carsales' is not in suite codec (one of: log, logs1, logs10, logs100, logs, logs10000)"},
 		{with(codecDefault, "--mode", "bytes"),
 			"flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation, packing)"},
 		{with(codecDefault, "--input", "f"), "flag --input is a fixture that suite codec does not take"},

@@ -26,9 +26,9 @@ import (
 	cc "wirebench/drivers/go/internal/gen/capnp/codec"
 )
 
-// capnpArenaBytes is the kept arena of buffer reused: more than case logs needs (about
-// 450 KiB); a message that outgrew it would fail, not silently reallocate.
-const capnpArenaBytes = 1 << 20
+// capnpArenaBytes is the kept arena of buffer reused: more than case logs10000 needs
+// (about 4.5 MiB); a message that outgrew it would fail, not silently reallocate.
+const capnpArenaBytes = 8 << 20
 
 type capnpLib struct {
 	batch, fresh, borrowed bool

@@ -31,7 +31,7 @@ const goldenRoot = "../../../../testdata/golden"
 // strings (the library's second value, borrowed, where it has one), bit 2 the packing
 // (the library's second value, where it has one: capnp's packed, thrift's compact).
 func fuzzVariant(l *Lib, sel byte) Variant {
-	v := defaultVariant(l, records.Cases[sel&1])
+	v := defaultVariant(l, records.Golden[sel&1])
 	v.Borrowed = l.Strings[int(sel>>1&1)%len(l.Strings)] == borrowed
 	packing := l.Packings()[int(sel>>2&1)%len(l.Packings())]
 	v.Packed, v.Compact = packing == packed, packing == compact
@@ -41,7 +41,7 @@ func fuzzVariant(l *Lib, sel byte) Variant {
 // expectations are the records and fold of each case (keyed by batch), made once.
 var expectations = sync.OnceValue(func() map[bool]*cell {
 	m := map[bool]*cell{}
-	for _, kase := range records.Cases {
+	for _, kase := range records.Golden {
 		recs := records.Of(kase)
 		m[kase == "logs"] = &cell{recs: recs, fold: records.Fold(recs)}
 	}
@@ -69,7 +69,7 @@ func codecSeeds(t testing.TB, l *Lib) [][]byte {
 		}
 	}
 	for _, lang := range langs {
-		for k, kase := range records.Cases {
+		for k, kase := range records.Golden {
 			b, err := os.ReadFile(filepath.Join(goldenRoot, lang.Name(), kase+"."+l.Format))
 			if err != nil {
 				continue // this language does not write the format
@@ -115,7 +115,7 @@ func fuzzDecode(t *testing.T, l *Lib, data []byte) {
 	v := fuzzVariant(l, data[0])
 	in := data[1:]
 	if l.Validations[0] == unchecked {
-		_ = decodeGolden(l, records.Cases[data[0]&1], in, expected(v.Batch).recs)
+		_ = decodeGolden(l, records.Golden[data[0]&1], in, expected(v.Batch).recs)
 		return
 	}
 	want := expected(v.Batch)
@@ -176,11 +176,11 @@ func TestCodecSeedsDecode(t *testing.T) {
 			}
 			v := fuzzVariant(l, s[0])
 			want := expected(v.Batch)
-			if decodeGolden(l, records.Cases[s[0]&1], s[1:], want.recs) == nil {
+			if decodeGolden(l, records.Golden[s[0]&1], s[1:], want.recs) == nil {
 				ok++
 			}
 		}
-		if ok < len(records.Cases) {
+		if ok < len(records.Golden) {
 			t.Errorf("%s: only %d golden seeds decode", l.Name, ok)
 		}
 	}

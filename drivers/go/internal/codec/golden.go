@@ -19,7 +19,7 @@ import (
 
 // defaultVariant is a library's default cell on a case.
 func defaultVariant(l *Lib, kase string) Variant {
-	return Variant{Batch: kase == "logs", Fresh: l.Buffers[0] == fresh, Borrowed: l.Strings[0] == borrowed,
+	return Variant{Batch: records.IsBatch(kase), Fresh: l.Buffers[0] == fresh, Borrowed: l.Strings[0] == borrowed,
 		Validation: l.Validations[0]}
 }
 
@@ -52,7 +52,7 @@ func goldenWrite(dir string, report func(core.GoldenFile)) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create directory: %w", dir, err)
 	}
-	for _, kase := range records.Cases {
+	for _, kase := range records.Golden {
 		for _, format := range formats() {
 			name := kase + "." + format
 			b, err := encode(kase, format)
@@ -87,7 +87,7 @@ func goldenCheck(dir string, report func(core.GoldenFile)) error {
 	}
 	for _, e := range entries { // in name order
 		kase, format, ok := strings.Cut(e.Name(), ".")
-		if !ok || !slices.Contains(records.Cases, kase) || strings.Contains(format, ".") {
+		if !ok || !slices.Contains(records.Golden, kase) || strings.Contains(format, ".") {
 			continue // not a codec file
 		}
 		var libs []string

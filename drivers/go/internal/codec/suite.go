@@ -65,8 +65,13 @@ func varied(l *core.Lib, p core.Params) []string {
 
 // refuse: a library's cells are its default and the variants that differ from it in one
 // parameter, so that each variant is read against the default alone.
-func refuse(l *core.Lib, p core.Params) error {
-	if v := varied(l, p); len(v) > 1 {
+func refuse(l *core.Lib, kase string, p core.Params) error {
+	v := varied(l, p)
+	if kase != "log" && kase != "logs" && len(v) > 0 {
+		return core.Usage("case %s is on the size axis, which has each library's default cell only; "+
+			"this cell varies %s", kase, strings.Join(v, " and "))
+	}
+	if len(v) > 1 {
 		var def []string
 		for _, param := range params {
 			def = append(def, "--"+param.Name+" "+l.Values(param)[0])
@@ -90,7 +95,7 @@ func prepare(r *core.Run) error {
 
 // variant is what a cell asks of its library.
 func variant(kase string, p core.Params) Variant {
-	return Variant{Batch: kase == "logs", Fresh: p.Get("buffer") == fresh,
+	return Variant{Batch: records.IsBatch(kase), Fresh: p.Get("buffer") == fresh,
 		Borrowed: p.Get("strings") == borrowed, Validation: p.Get("validation"),
 		Packed: p.Get("packing") == packed, Compact: p.Get("packing") == compact}
 }

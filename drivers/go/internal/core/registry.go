@@ -96,7 +96,7 @@ type Suite struct {
 	Fixtures []string
 	// Refuse says why a combination of parameter values that the library supports is
 	// not a cell (`list` leaves it out, `run` refuses it), or returns nil. Optional.
-	Refuse func(l *Lib, p Params) error
+	Refuse func(l *Lib, kase string, p Params) error
 	// Prepare checks the run's role against its parameters and gives a run without
 	// --role its default role.
 	Prepare func(r *Run) error
@@ -180,7 +180,7 @@ func (s *Suite) Cells() []Cell {
 			var product func(p Params)
 			product = func(p Params) {
 				if len(p) == len(params) {
-					if s.Refuse == nil || s.Refuse(lib, p) == nil {
+					if s.Refuse == nil || s.Refuse(lib, kase, p) == nil {
 						cells = append(cells, Cell{s.Name, kase, lib.Name, lib.Format, slices.Clone(p)})
 					}
 					return

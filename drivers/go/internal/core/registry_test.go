@@ -13,7 +13,7 @@ func TestCellsOrderNarrowingAndRefusal(t *testing.T) {
 		Cases:  []string{"c1", "c2"},
 		Params: []Param{{Name: "p", Values: []string{"a", "b"}}, {Name: "q", Values: []string{"x", "y", "z"}}},
 		Libs:   []Lib{{Name: "all"}, {Name: "narrow", Supports: map[string][]string{"q": {"z", "x"}}}},
-		Refuse: func(_ *Lib, p Params) error {
+		Refuse: func(_ *Lib, _ string, p Params) error {
 			if p.Get("p") == "b" && p.Get("q") == "y" {
 				return Usage("no")
 			}

@@ -62,7 +62,7 @@ func rateNames() []string {
 }
 
 // refuse: paced (the cells with a rate) runs each library's default variant only.
-func refuse(l *core.Lib, p core.Params) error {
+func refuse(l *core.Lib, _ string, p core.Params) error {
 	if p.Get("rate") == "" {
 		return nil
 	}

@@ -32,7 +32,7 @@ var Suite = &core.Suite{
 func isPipe(mode string) bool { return mode == "pipe" || mode == "pipe-async" }
 
 // refuse leaves compression out of mode object: nothing is serialized.
-func refuse(_ *core.Lib, p core.Params) error {
+func refuse(_ *core.Lib, _ string, p core.Params) error {
 	if p.Get("mode") == "object" && p.Get("compression") != "none" {
 		return core.Usage("compression %s does not apply to mode object", p.Get("compression"))
 	}

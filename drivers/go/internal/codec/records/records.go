@@ -12,11 +12,21 @@ import (
 	"wirebench/drivers/go/internal/rng"
 )
 
-// Cases are the codec cases, in the order of `list`.
-var Cases = []string{"log", "logs"}
+// Cases are the codec cases, in the order of `list`: the record, then the size axis.
+var Cases = []string{"log", "logs1", "logs10", "logs100", "logs", "logs10000"}
+
+// Golden are the cases of the golden files: the record and the batch.
+var Golden = []string{"log", "logs"}
 
 // Batch is the number of records of case logs.
 const Batch = 1000
+
+// Sizes are the batches of the size axis (docs/workloads.md): the first N records of the
+// logs generator, logs itself the first Batch.
+var Sizes = map[string]int{"logs1": 1, "logs10": 10, "logs100": 100, "logs": Batch, "logs10000": 10000}
+
+// IsBatch says whether a case is a Logs message (every case but log).
+func IsBatch(kase string) bool { return kase != "log" }
 
 // The reference record (case log).
 var log = Log{
@@ -128,14 +138,14 @@ func (d *gen) record(i int) Log {
 	return r
 }
 
-// Of returns the records of a case: the one record of log, or the Batch records of logs
-// from a fresh generator. Every call returns new slices of equal records.
+// Of returns the records of a case: the one record of log, or the first records of a
+// fresh generator (Sizes). Every call returns new slices of equal records.
 func Of(kase string) []Log {
 	if kase == "log" {
 		return []Log{log}
 	}
 	d := gen{rng.New()}
-	recs := make([]Log, Batch)
+	recs := make([]Log, Sizes[kase])
 	for i := range recs {
 		recs[i] = d.record(i)
 	}
