@@ -25,6 +25,8 @@ for exe in wirebench-fuzz wirebench-fuzz-seeds; do
 done
 targets=${*:-$("$build/wirebench-fuzz-seeds" --targets | cut -f1)}
 seeds=$build/fuzz-seeds
+# Leaks inside libraries that are known and not ours (lsan.supp).
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 for target in $targets; do
   rm -rf "${seeds:?}/$target"
 done

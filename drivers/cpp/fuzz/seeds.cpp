@@ -61,15 +61,17 @@ void rpcSeeds(const wb::rpc::RpcLib& lib, const fs::path& dir) {
   }
 }
 
-std::string encoding(const wb::codec::CodecLib& writer, const wb::codec::Case& c) {
+std::string encoding(const wb::codec::CodecLib& writer, const wb::codec::Case& c,
+                     const std::string& packing) {
   auto cell = writer.make(c, wb::codec::variantOf(writer.buffers.front(),
                                                   writer.strings.front(),
-                                                  writer.validations.front()));
+                                                  writer.validations.front(), packing));
   wb::codec::Bytes b = cell->encoding();
   return std::string(reinterpret_cast<const char*>(b.data), b.size);
 }
 
-// The selector bytes are codec_decode.cpp's: bit 0 the case (logs), bit 1 the strings.
+// The selector bytes are codec_decode.cpp's: bit 0 the case (logs), bit 1 the strings,
+// bit 2 the library's last packing (its seeds in that encoding, where it has two).
 void codecSeeds(const wb::codec::CodecLib& lib, const fs::path& dir) {
   using namespace wb::codec;
   for (const CodecLib& writer : libs()) {
@@ -77,8 +79,14 @@ void codecSeeds(const wb::codec::CodecLib& lib, const fs::path& dir) {
     const Case& logs = findCase("logs");
     Case few{"logs", Records(logs.records.begin(), logs.records.begin() + 3), true, 0};
     few.fold = fold(few.records);
-    put(dir, "log." + lib.format, 0, encoding(writer, findCase("log")));
-    put(dir, "logs3." + lib.format, 1, encoding(writer, few));
+    const std::vector<std::string> packings = lib.packings();
+    put(dir, "log." + lib.format, 0, encoding(writer, findCase("log"), packings.front()));
+    put(dir, "logs3." + lib.format, 1, encoding(writer, few, packings.front()));
+    if (packings.size() > 1) {
+      const std::string& last = packings.back();
+      put(dir, "log." + lib.format + "." + last, 4, encoding(writer, findCase("log"), last));
+      put(dir, "logs3." + lib.format + "." + last, 5, encoding(writer, few, last));
+    }
     return;
   }
 }

@@ -37,6 +37,7 @@ struct Variant {
   bool borrowed = false;  // strings borrowed (else owned)
   bool checked = true;    // validation validated or lazy (else unchecked)
   bool packed = false;    // packing packed: Cap'n Proto's packed encoding (else unpacked)
+  bool compact = false;   // packing compact: Thrift's compact protocol (else its binary one)
 };
 
 // Bytes a library reads or has written; valid as long as their owner.
@@ -122,7 +123,7 @@ using CodecFactory = std::unique_ptr<CodecCell>(const Case& c, const Variant& v)
 // it offers, the default (its first cell) first.
 struct CodecLib {
   std::string name;
-  std::string format;   // json, msgpack, protobuf, capnp, flatbuffers, null
+  std::string format;   // json, msgpack, protobuf, capnp, flatbuffers, null, cbor, ...
   std::vector<Op> ops;  // the operations it has, in order
   std::vector<std::string> buffers, strings, validations;
   CodecFactory* make;
@@ -130,8 +131,10 @@ struct CodecLib {
 
   bool has(Op op) const;
   bool serializes() const { return has(Op::serialize); }
-  // The values of --packing, the default first: packing is the Cap'n Proto format's, so
-  // every capnp library has both and every other format only its one encoding.
+  // The values of --packing, the default first: packing is the Cap'n Proto format's
+  // (unpacked, packed) and Thrift's (unpacked: its binary protocol, compact: its compact
+  // protocol), so every capnp and thrift library has both and every other format only its
+  // one encoding.
   std::vector<std::string> packings() const;
 };
 

@@ -15,9 +15,10 @@ namespace wb::codec {
 
 // The factories, each defined in its library's file, and the versions they report.
 CodecFactory makeNull, makeRapidjson, makeSimdjson, makeNlohmann, makeProtobuf, makeCapnp,
-    makeFlatbuffers, makeMsgpack, makeJsoncpp;
+    makeFlatbuffers, makeMsgpack, makeJsoncpp, makeCbor, makeBson, makeAvro, makeThrift, makeSbe;
 std::string rapidjsonVersion(), simdjsonVersion(), nlohmannVersion(), flatbuffersVersion(),
-    msgpackVersion(), jsoncppVersion();
+    msgpackVersion(), jsoncppVersion(), cborVersion(), bsonVersion(), avroVersion(),
+    thriftVersion(), sbeVersion();
 
 namespace {
 constexpr Op P = Op::populate, S = Op::serialize, D = Op::deserialize, A = Op::access;
@@ -85,6 +86,7 @@ bool CodecLib::has(Op op) const {
 
 std::vector<std::string> CodecLib::packings() const {
   if (format == "capnp") return {"unpacked", "packed"};
+  if (format == "thrift") return {"unpacked", "compact"};
   return {"unpacked"};
 }
 
@@ -98,7 +100,7 @@ const CodecLib* findLib(const std::string& name) {
 Variant variantOf(const std::string& buffer, const std::string& strings,
                   const std::string& validation, const std::string& packing) {
   return {buffer == "reused", strings == "borrowed", validation != "unchecked",
-          packing == "packed"};
+          packing == "packed", packing == "compact"};
 }
 
 int run(const Run& run);                                               // suite.cpp
@@ -139,7 +141,7 @@ Suite make() {
   s.params = {{"buffer", {"reused", "fresh"}},
               {"strings", {"owned", "borrowed"}},
               {"validation", {"validated", "lazy", "unchecked"}},
-              {"packing", {"unpacked", "packed"}}};
+              {"packing", {"unpacked", "packed", "compact"}}};
   for (const CodecLib& lib : libs()) {
     s.libs.push_back({lib.name,
                       {{"buffer", lib.buffers},
