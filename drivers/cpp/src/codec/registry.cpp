@@ -50,6 +50,9 @@ const std::vector<CodecLib>& libs() {
        {"validated", "unchecked"}, &makeFlatbuffers, {{"flatbuffers", flatbuffersVersion()}}},
       {"msgpack-cxx", "msgpack", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"},
        {"validated"}, &makeMsgpack, {{"msgpack-cxx", msgpackVersion()}}},
+      // CBOR: written with libcbor's encoders, read with its streaming decoder.
+      {"libcbor", "cbor", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"}, {"validated"},
+       &makeCbor, {{"libcbor", cborVersion()}}},
   };
   return v;
 }
