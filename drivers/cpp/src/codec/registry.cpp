@@ -53,6 +53,9 @@ const std::vector<CodecLib>& libs() {
       // CBOR: written with libcbor's encoders, read with its streaming decoder.
       {"libcbor", "cbor", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"}, {"validated"},
        &makeCbor, {{"libcbor", cborVersion()}}},
+      // bson_iter checks each element as it steps to it.
+      {"bson", "bson", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
+       &makeBson, {{"libbson", bsonVersion()}}},
   };
   return v;
 }
