@@ -56,6 +56,9 @@ const std::vector<CodecLib>& libs() {
       // bson_iter checks each element as it steps to it.
       {"bson", "bson", {P, S, D}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
        &makeBson, {{"libbson", bsonVersion()}}},
+      // Its generic values copy every string: owned only.
+      {"avro-c", "avro", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"}, &makeAvro,
+       {{"avro-c", avroVersion()}}},
   };
   return v;
 }
