@@ -59,6 +59,10 @@ const std::vector<CodecLib>& libs() {
       // Its generic values copy every string: owned only.
       {"avro-c", "avro", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"}, &makeAvro,
        {{"avro-c", avroVersion()}}},
+      // Its generated structs hold std::string: owned only. packing: unpacked (the binary
+      // protocol) and compact (the compact protocol), packings() below.
+      {"thrift", "thrift", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"},
+       &makeThrift, {{"thrift", thriftVersion()}}},
   };
   return v;
 }
