@@ -63,6 +63,8 @@ const std::vector<CodecLib>& libs() {
       // protocol) and compact (the compact protocol), packings() below.
       {"thrift", "thrift", {P, S, D}, {"reused", "fresh"}, {"owned"}, {"validated"},
        &makeThrift, {{"thrift", thriftVersion()}}},
+      {"sbe", "sbe", {P, S, D, A}, {"reused", "fresh"}, {"owned", "borrowed"}, {"lazy"},
+       &makeSbe, {{"sbe", sbeVersion()}}},
   };
   return v;
 }
