@@ -138,7 +138,8 @@ struct CodecLib {
   std::vector<std::string> packings() const;
 };
 
-const std::vector<std::string>& cases();
+const std::vector<std::string>& cases();        // the record, then the size axis
+const std::vector<std::string>& goldenCases();  // the golden files': log and logs
 const std::vector<CodecLib>& libs();
 const CodecLib* findLib(const std::string& name);
 Variant variantOf(const std::string& buffer, const std::string& strings,

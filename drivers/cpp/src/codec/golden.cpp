@@ -58,7 +58,7 @@ void goldenWrite(const std::string& dir, const GoldenReport& report) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) fail(dir + ": cannot create directory: " + ec.message());
-  for (const std::string& kase : cases()) {
+  for (const std::string& kase : goldenCases()) {
     const Case& c = findCase(kase);
     for (const std::string& format : formats()) {
       const CodecLib* lib = writerOf(format);
@@ -94,7 +94,7 @@ void goldenCheck(const std::string& dir, const GoldenReport& report) {
     size_t dot = name.find('.');
     if (dot == std::string::npos || name.find('.', dot + 1) != std::string::npos) continue;
     std::string kase = name.substr(0, dot), format = name.substr(dot + 1);
-    const auto& all = cases();
+    const auto& all = goldenCases();
     if (std::find(all.begin(), all.end(), kase) == all.end()) continue;
     if (std::find(known.begin(), known.end(), format) == known.end()) {
       GoldenFile f;

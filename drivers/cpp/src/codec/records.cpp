@@ -1,6 +1,7 @@
 #include "records.h"
 
 #include <cstdio>
+#include <map>
 
 #include "../common.h"
 #include "../rng.h"
@@ -182,10 +183,14 @@ void jsonRecord(std::string& o, const Log& r) {
 
 Records records(const std::string& kase) {
   if (kase == "log") return {goser()};
-  if (kase != "logs") fail("unknown codec case " + kase);
+  // The size axis: the first records of the generator (docs/workloads.md).
+  static const std::map<std::string, uint64_t> sizes = {
+      {"logs1", 1}, {"logs10", 10}, {"logs100", 100}, {"logs", 1000}, {"logs10000", 10000}};
+  auto n = sizes.find(kase);
+  if (n == sizes.end()) fail("unknown codec case " + kase);
   resetRng();  // a fresh generator
   Records rs;
-  for (uint64_t i = 0; i < 1000; ++i) rs.push_back(logRecord(i));
+  for (uint64_t i = 0; i < n->second; ++i) rs.push_back(logRecord(i));
   return rs;
 }
 

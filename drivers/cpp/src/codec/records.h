@@ -45,7 +45,8 @@ using Log = LogT<std::string>;
 using LogView = LogT<std::string_view>;
 using Records = std::vector<Log>;
 
-// The records of a case ("log": one, "logs": the batch of 1000), built fresh.
+// The records of a case ("log": one; "logs": the batch of 1000; logs1 to logs10000: the
+// size axis, the generator's first records), built fresh.
 Records records(const std::string& kase);
 
 // The fold of docs/workloads.md: a wrapping sum of the integers and, per string, its length
