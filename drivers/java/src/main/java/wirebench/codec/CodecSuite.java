@@ -39,8 +39,13 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
     final boolean access;
 
     final Factory factory;
-    /** Its packed encoding's Codec (packing packed: Cap'n Proto's), or null. */
+    /**
+     * Its packed encoding's Codec (packing packed: Cap'n Proto's; packing compact: Thrift's
+     * compact protocol), or null.
+     */
     final Factory packedFactory;
+    /** The value of packing that packedFactory's cells have (packed, compact), or null. */
+    final String packing;
 
     CodecLib(
         String name,
@@ -50,7 +55,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
         boolean access,
         Map<String, String> versions,
         Factory factory) {
-      this(name, format, buffers, validation, access, versions, factory, null);
+      this(name, format, buffers, validation, access, versions, factory, null, null);
     }
 
     CodecLib(
@@ -61,6 +66,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
         boolean access,
         Map<String, String> versions,
         Factory factory,
+        String packing,
         Factory packedFactory) {
       // Java strings are always owned: no library offers borrowed.
       super(
@@ -73,12 +79,13 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "validation",
               List.of(validation),
               "packing",
-              packedFactory == null ? List.of("unpacked") : List.of("unpacked", "packed")),
+              packedFactory == null ? List.of("unpacked") : List.of("unpacked", packing)),
           versions);
       this.format = format;
       this.access = access;
       this.factory = factory;
       this.packedFactory = packedFactory;
+      this.packing = packing;
     }
 
     @Override
@@ -86,13 +93,46 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
       return new Json().str("format", format);
     }
 
-    /** The Codec of a cell: `reuse` its buffer, `packed` its packing. */
+    /** The Codec of a cell: `reuse` its buffer, `packed` its packing (not unpacked). */
     Codec<?> make(String kase, boolean reuse, boolean packed) {
       return (packed ? packedFactory : factory).make(kase, reuse);
     }
   }
 
   private static final List<String> BOTH = List.of("reused", "fresh");
+
+  /**
+   * {name: version} of a library's artifact, recorded in Lib.PACKAGES as Lib.maven does: from
+   * the pom.properties Maven puts in its jar, else (libthrift, bson, agrona have none) from the
+   * manifest of the jar that holds `cls` (Implementation-Version, else Bundle-Version).
+   */
+  static Map<String, String> artifact(String name, String group, String artifact, Class<?> cls) {
+    Map<String, String> v = Lib.maven(name, group, artifact);
+    return v.get(name).equals("unknown") ? Map.of(name, manifestVersion(cls)) : v;
+  }
+
+  private static String manifestVersion(Class<?> cls) {
+    try {
+      java.net.URL jar = cls.getProtectionDomain().getCodeSource().getLocation();
+      try (java.util.jar.JarFile f = new java.util.jar.JarFile(new java.io.File(jar.toURI()))) {
+        java.util.jar.Attributes a = f.getManifest().getMainAttributes();
+        String v = a.getValue("Implementation-Version");
+        if (v == null) {
+          v = a.getValue("Bundle-Version");
+        }
+        return v == null ? "unknown" : v;
+      }
+    } catch (Exception | LinkageError e) {
+      return "unknown";
+    }
+  }
+
+  /** Versions in `info`'s order: the first map's, then the second's. */
+  static Map<String, String> both(Map<String, String> a, Map<String, String> b) {
+    Map<String, String> out = new java.util.LinkedHashMap<>(a);
+    out.putAll(b);
+    return out;
+  }
 
   /** The library registry, in the order of `list`: one line per library. */
   static final List<CodecLib> LIBS =
@@ -138,6 +178,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               true,
               Lib.maven("capnp", "org.capnproto", "runtime"),
               CapnpCodec::new,
+              "packed",
               CapnpCodec::packed),
           new CodecLib(
               "flatbuffers",
@@ -176,7 +217,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
             new Param("buffer", BOTH),
             new Param("strings", List.of("owned", "borrowed")),
             new Param("validation", List.of("validated", "lazy", "unchecked")),
-            new Param("packing", List.of("unpacked", "packed"))),
+            new Param("packing", List.of("unpacked", "packed", "compact"))),
         LIBS,
         List.of("out-dir"));
   }
@@ -392,7 +433,7 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
         run.lib.make(
             run.kase,
             run.param("buffer").equals("reused"),
-            run.param("packing").equals("packed")));
+            !run.param("packing").equals("unpacked")));
   }
 
   private static <N> void measure(Run<CodecLib> run, Codec<N> codec) throws Failure {

@@ -20,7 +20,7 @@ import wirebench.fuzz.Targets;
  * (Loops.deserialize), followed by the answer check `golden check` runs on a success
  * (Records.diff against the case's records); for a library with access (a zero-copy view) the
  * selector may choose access instead (Loops.access), and for a library with a packed encoding
- * (capnp) its packed cell's decoder. The selector: byte % 2 the case
+ * (capnp packed, thrift compact) its packed cell's decoder. The selector: byte % 2 the case
  * (log, logs), (byte / 2) % 2 == 1 access, (byte / 4) % 2 == 1 packed.
  *
  * <p>A clean error is a {@link Failure}; any other throwable, or an allocation over {@link
