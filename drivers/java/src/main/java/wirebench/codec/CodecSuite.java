@@ -203,7 +203,16 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "validated",
               false,
               Lib.maven("kryo", "com.esotericsoftware", "kryo"),
-              KryoCodec::new));
+              KryoCodec::new),
+          new CodecLib(
+              "jackson-cbor",
+              "cbor",
+              BOTH,
+              "validated",
+              false,
+              Lib.maven(
+                  "jackson-cbor", "com.fasterxml.jackson.dataformat", "jackson-dataformat-cbor"),
+              JacksonCborCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
