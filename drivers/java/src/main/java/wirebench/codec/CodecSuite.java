@@ -212,7 +212,15 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               false,
               Lib.maven(
                   "jackson-cbor", "com.fasterxml.jackson.dataformat", "jackson-dataformat-cbor"),
-              JacksonCborCodec::new));
+              JacksonCborCodec::new),
+          new CodecLib(
+              "bson",
+              "bson",
+              BOTH,
+              "validated",
+              false,
+              artifact("bson", "org.mongodb", "bson", org.bson.BsonBinaryWriter.class),
+              BsonCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
