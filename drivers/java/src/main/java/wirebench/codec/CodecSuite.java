@@ -220,7 +220,18 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "validated",
               false,
               artifact("bson", "org.mongodb", "bson", org.bson.BsonBinaryWriter.class),
-              BsonCodec::new));
+              BsonCodec::new),
+          new CodecLib(
+              "thrift",
+              "thrift",
+              BOTH,
+              "validated",
+              false,
+              artifact(
+                  "thrift", "org.apache.thrift", "libthrift", org.apache.thrift.TBase.class),
+              ThriftCodec::new,
+              "compact",
+              ThriftCodec::compact));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
