@@ -231,7 +231,15 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
                   "thrift", "org.apache.thrift", "libthrift", org.apache.thrift.TBase.class),
               ThriftCodec::new,
               "compact",
-              ThriftCodec::compact));
+              ThriftCodec::compact),
+          new CodecLib(
+              "avro",
+              "avro",
+              BOTH,
+              "validated",
+              false,
+              Lib.maven("avro", "org.apache.avro", "avro"),
+              AvroCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
