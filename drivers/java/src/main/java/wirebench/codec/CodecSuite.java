@@ -239,7 +239,15 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "validated",
               false,
               Lib.maven("avro", "org.apache.avro", "avro"),
-              AvroCodec::new));
+              AvroCodec::new),
+          new CodecLib(
+              "avro-generic",
+              "avro",
+              BOTH,
+              "validated",
+              false,
+              Lib.maven("avro", "org.apache.avro", "avro"),
+              AvroGenericCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
