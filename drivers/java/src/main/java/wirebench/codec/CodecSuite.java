@@ -247,7 +247,17 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
               "validated",
               false,
               Lib.maven("avro", "org.apache.avro", "avro"),
-              AvroGenericCodec::new));
+              AvroGenericCodec::new),
+          new CodecLib(
+              "sbe",
+              "sbe",
+              BOTH,
+              "lazy",
+              true,
+              both(
+                  Map.of("sbe", SbeCodec.generatorVersion()),
+                  artifact("agrona", "org.agrona", "agrona", org.agrona.DirectBuffer.class)),
+              SbeCodec::new));
 
   public static final List<String> OPS = List.of("populate", "serialize", "deserialize", "access");
 
