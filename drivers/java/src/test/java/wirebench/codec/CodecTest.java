@@ -141,15 +141,116 @@ class CodecTest {
       fresh.put("buffer", "fresh");
       assertEquals(List.of("populate", "serialize"), CodecSuite.ops(lib, fresh), lib.name);
       List<String> packings = lib.values(CodecSuite.SUITE.param("packing"));
-      assertEquals(lib.format.equals("capnp") ? 2 : 1, packings.size(), lib.name);
-      if (packings.size() > 1) {
+      // capnp packed, thrift compact (its compact protocol)
+      String second =
+          lib.format.equals("capnp") ? "packed" : lib.format.equals("thrift") ? "compact" : null;
+      assertEquals(
+          second == null ? List.of("unpacked") : List.of("unpacked", second), packings, lib.name);
+      if (second != null) {
         Map<String, String> packed = new java.util.LinkedHashMap<>(first);
-        packed.put("packing", "packed");
+        packed.put("packing", second);
         assertEquals(
-            List.of("serialize", "deserialize", "access"), CodecSuite.ops(lib, packed), lib.name);
+            lib.access
+                ? List.of("serialize", "deserialize", "access")
+                : List.of("serialize", "deserialize"),
+            CodecSuite.ops(lib, packed),
+            lib.name);
       }
     }
   }
+
+  /** A format's libraries write the same bytes (avro-generic's are avro's). */
+  @Test
+  void theLibrariesOfAFormatWriteTheSameBytes() throws Exception {
+    for (String kase : Records.CASES) {
+      Map<String, byte[]> first = new java.util.HashMap<>();
+      Map<String, String> firstName = new java.util.HashMap<>();
+      for (CodecSuite.CodecLib lib : CodecSuite.LIBS) {
+        byte[] got = GoldenFiles.encode(lib, kase);
+        if (first.putIfAbsent(lib.format, got) == null) {
+          firstName.put(lib.format, lib.name);
+          continue;
+        }
+        assertArrayEquals(
+            first.get(lib.format), got, lib.name + " " + kase + " vs " + firstName.get(lib.format));
+      }
+    }
+  }
+
+  /**
+   * thrift compact, both cases and buffer modes: the operations pass their checks, the bytes
+   * differ from the binary protocol's and are fewer, each cell reads only its own protocol, and
+   * a truncated encoding is an error.
+   */
+  @Test
+  void thriftCompactIsItsOwnProtocol() throws Exception {
+    CodecSuite.CodecLib lib = CodecSuite.SUITE.lib("thrift");
+    for (String kase : Records.CASES) {
+      for (boolean reuse : new boolean[] {true, false}) {
+        String what = "thrift compact " + kase + (reuse ? " reused" : " fresh");
+        Codec<?> codec = lib.make(kase, reuse, true);
+        CodecSuite.Reference<?> ref = new CodecSuite.Reference<>(lib.name, codec, kase);
+        checkOps(lib, ref, what);
+        Codec<?> binary = lib.make(kase, reuse, false);
+        byte[] plain = new CodecSuite.Reference<>(lib.name, binary, kase).encoding;
+        assertTrue(ref.encoding.length < plain.length, what);
+        assertThrows(
+            wirebench.Failure.class, () -> Loops.deserialize(binary, lib.name, ref.encoding, 1), what);
+        assertThrows(
+            wirebench.Failure.class, () -> Loops.deserialize(codec, lib.name, plain, 1), what);
+        for (int cut : new int[] {1, 7, ref.encoding.length / 2}) {
+          byte[] part = Arrays.copyOf(ref.encoding, ref.encoding.length - cut);
+          assertThrows(
+              wirebench.Failure.class, () -> Loops.deserialize(codec, lib.name, part, 1), what);
+        }
+      }
+    }
+  }
+
+  /**
+   * Lengths in the input far beyond its size are errors before the decoders allocate them: an
+   * Avro string of 2^30 bytes and array of 2^30 items, a Thrift list of 2^30 records (binary
+   * and compact) and string of 2^30 bytes.
+   */
+  @Test
+  void hugeLengthsAreErrorsNotAllocations() throws Exception {
+    // Log: timestamp, zoneId, zonePlan and http's five integers 0, then http.contentType's
+    // length 2^30 (zigzag varint).
+    byte[] avroString = {
+      0, 0, 0, 0, 0, 0, 0, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08
+    };
+    byte[] avroArray = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08, 0};
+    byte[] thriftBinaryList = {0x0f, 0, 1, 0x0c, 0x40, 0, 0, 0, 0};
+    byte[] thriftCompactList = {0x19, (byte) 0xfc, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x04};
+    // Log's field 1 (i64 timestamp), then field 8 (serverIp) as a string of 2^30 bytes.
+    byte[] thriftBinaryString = {
+      0x0a, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x0b, 0, 8, 0x40, 0, 0, 0, 'x'
+    };
+    Object[][] cases = {
+      {"avro", "log", false, avroString},
+      {"avro-generic", "log", false, avroString},
+      {"avro", "logs", false, avroArray},
+      {"avro-generic", "logs", false, avroArray},
+      {"thrift", "logs", false, thriftBinaryList},
+      {"thrift", "logs", true, thriftCompactList},
+      {"thrift", "log", false, thriftBinaryString},
+    };
+    for (Object[] c : cases) {
+      CodecSuite.CodecLib lib = CodecSuite.SUITE.lib((String) c[0]);
+      Codec<?> codec = lib.make((String) c[1], true, (Boolean) c[2]);
+      byte[] in = (byte[]) c[3];
+      long before = THREADS.getCurrentThreadAllocatedBytes();
+      assertThrows(
+          wirebench.Failure.class,
+          () -> Loops.deserialize(codec, lib.name, in, 1),
+          c[0] + " " + c[1]);
+      long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+      assertTrue(allocated < 64L << 20, c[0] + " " + c[1] + " allocated " + allocated);
+    }
+  }
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
   /**
    * capnp packed, both cases and buffer modes: the operations pass their checks, the bytes are
