@@ -74,7 +74,7 @@ final class AvroCodec implements Codec<SpecificRecordBase> {
   private SpecificRecordBase last;
 
   AvroCodec(String kase, boolean reuse) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
     org.apache.avro.Schema schema =
         batch ? Logs.getClassSchema() : wirebench.codec.avro.Log.getClassSchema();

@@ -111,7 +111,7 @@ final class AvroGenericCodec implements Codec<GenericRecord> {
   private GenericRecord last;
 
   AvroGenericCodec(String kase, boolean reuse) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
     schema = schema(batch ? "logs.avsc" : "log.avsc");
     arraySchema = batch ? schema.getField("logs").schema() : null;

@@ -66,10 +66,11 @@ final class CapnpCodec implements Codec<MessageBuilder> {
   }
 
   private CapnpCodec(String kase, boolean reuse, boolean packed) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
     this.packed = packed;
-    segmentWords = batch ? 128 * 1024 : 1024;
+    // One segment holds the message: about 1 KiB a record is more than any needs.
+    segmentWords = batch ? 1024 + 128 * Records.SIZES.get(kase) : 1024;
     segment = reuse ? words(segmentWords) : null;
     // Packing writes at most a tag and a run count beside a word's 8 bytes.
     out = reuse ? ByteBuffer.allocate((segmentWords + 1) * (packed ? 10 : 8)) : null;

@@ -31,7 +31,7 @@ final class FlatbuffersCodec implements Codec<FlatBufferBuilder> {
       new wirebench.flatbuffers.codec.Origin();
 
   FlatbuffersCodec(String kase, boolean reuse) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
   }
 

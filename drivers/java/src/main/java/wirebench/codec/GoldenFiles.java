@@ -42,7 +42,7 @@ final class GoldenFiles implements Suite.Golden {
     if (!d.isDirectory() && !d.mkdirs()) {
       throw new Failure(dir + ": cannot create directory");
     }
-    for (String kase : Records.CASES) {
+    for (String kase : Records.GOLDEN) {
       for (CodecSuite.CodecLib lib : writers()) {
         String name = kase + "." + lib.format;
         byte[] bytes = encode(lib, kase);
@@ -70,7 +70,7 @@ final class GoldenFiles implements Suite.Golden {
     Arrays.sort(all);
     for (String name : all) {
       String[] parts = name.split("\\.", -1);
-      if (parts.length != 2 || !Records.CASES.contains(parts[0])) {
+      if (parts.length != 2 || !Records.GOLDEN.contains(parts[0])) {
         continue; // not a codec file (rpc's have more dots)
       }
       String kase = parts[0];

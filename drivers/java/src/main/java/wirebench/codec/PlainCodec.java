@@ -16,7 +16,7 @@ abstract class PlainCodec implements Codec<Logs> {
   Object last;
 
   PlainCodec(String kase, boolean reuse) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
   }
 

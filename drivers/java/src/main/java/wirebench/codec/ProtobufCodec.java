@@ -32,7 +32,7 @@ final class ProtobufCodec implements Codec<Message> {
   private Message last;
 
   ProtobufCodec(String kase, boolean reuse) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
   }
 

@@ -14,10 +14,20 @@ import wirebench.Rng;
 public final class Records {
   private Records() {}
 
-  public static final List<String> CASES = List.of("log", "logs");
+  public static final List<String> CASES =
+      List.of("log", "logs1", "logs10", "logs100", "logs", "logs10000");
 
-  /** Records of case `logs`. */
-  static final int BATCH = 1000;
+  /** The cases of the golden files: the record and the batch. */
+  public static final List<String> GOLDEN = List.of("log", "logs");
+
+  /** The size axis (docs/workloads.md): the first N records of the logs generator. */
+  static final java.util.Map<String, Integer> SIZES =
+      java.util.Map.of("logs1", 1, "logs10", 10, "logs100", 100, "logs", 1000, "logs10000", 10000);
+
+  /** Whether a case is a Logs message: every case but log. */
+  static boolean isBatch(String kase) {
+    return !kase.equals("log");
+  }
 
   static final String UA_LOG =
       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML,like Gecko) "
@@ -126,14 +136,14 @@ public final class Records {
     return r;
   }
 
-  /** The records of a case: the one `log` record, or the 1000 of `logs` (a fresh generator). */
+  /** The records of a case: the one `log` record, or the first of a fresh generator (SIZES). */
   public static List<Log> records(String kase) {
     List<Log> out = new ArrayList<>();
     if (kase.equals("log")) {
       out.add(log());
     } else {
       Rng rng = new Rng();
-      for (int i = 0; i < BATCH; ++i) {
+      for (int i = 0, n = SIZES.get(kase); i < n; ++i) {
         out.add(generate(rng, i));
       }
     }

@@ -76,7 +76,7 @@ final class ThriftCodec implements Codec<TBase<?, ?>> {
   }
 
   private ThriftCodec(String kase, boolean reuse, boolean compact) {
-    this.batch = kase.equals("logs");
+    this.batch = Records.isBatch(kase);
     this.reuse = reuse;
     factory =
         compact

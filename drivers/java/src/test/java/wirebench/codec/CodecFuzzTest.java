@@ -36,7 +36,7 @@ public class CodecFuzzTest {
       return false;
     }
     int sel = data[0] & 0xff;
-    String kase = Records.CASES.get(sel % 2);
+    String kase = Records.GOLDEN.get(sel % 2);
     CodecSuite.CodecLib l = CodecSuite.SUITE.lib(lib);
     boolean access = l.access && (sel / 2) % 2 == 1;
     boolean packed = l.packedFactory != null && (sel / 4) % 2 == 1;
