@@ -1,4 +1,4 @@
-// Generates the Cap'n Proto, protobuf and FlatBuffers code from the shared schemas in
+// Generates the Cap'n Proto, protobuf, FlatBuffers, Thrift and SBE code from the shared schemas in
 // ../../schemas (never copied) and records the compiler and library versions for `info`
 // and results.
 use std::path::PathBuf;
@@ -34,6 +34,8 @@ fn main() {
         .run_from_script();
 
     flatbuffers(&schemas);
+    thrift(&schemas);
+    sbe(&manifest);
 
     for n in names {
         println!(
@@ -63,7 +65,18 @@ fn main() {
     // results: a library's registration names its crates (src/registry.rs, `Lib::crates`).
     let lock = std::fs::read_to_string(manifest.join("Cargo.lock")).unwrap_or_default();
     let package = std::env::var("CARGO_PKG_NAME").unwrap();
-    let table: String = locked_dependencies(&lock, &package)
+    let mut dependencies = locked_dependencies(&lock, &package);
+    // SBE's generated code has no runtime crate: its version is its generator's,
+    // sbe-all (`SBE_VERSION` of scripts/sbe-generate.sh), under the name "sbe-tool".
+    let script =
+        std::fs::read_to_string(manifest.join("../../scripts/sbe-generate.sh")).unwrap_or_default();
+    let sbe = script
+        .lines()
+        .find_map(|l| l.strip_prefix("SBE_VERSION="))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or("unknown");
+    dependencies.push(("sbe-tool".into(), sbe.into()));
+    let table: String = dependencies
         .iter()
         .map(|(name, version)| format!("    ({name:?}, {version:?}),\n"))
         .collect();
@@ -117,6 +130,99 @@ fn flatbuffers(schemas: &std::path::Path) {
     std::fs::write(&path, code).unwrap();
     for f in ["log.fbs", "logs.fbs"] {
         println!("cargo:rerun-if-changed={}", schemas.join(f).display());
+    }
+}
+
+/// The Thrift code of log.thrift (both cases), by Debian's `thrift --gen rs` 0.17.0 (the
+/// runtime crate is pinned to the same version): OUT_DIR/thrift/log.rs. The file opens with
+/// inner attributes (`#![allow(...)]`), which `include!` cannot take inside a module: they
+/// are dropped and the including module says them (src/codec/thrift.rs).
+fn thrift(schemas: &std::path::Path) {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("thrift");
+    std::fs::create_dir_all(&out).unwrap();
+    let status = Command::new("thrift")
+        .args(["--gen", "rs", "-out"])
+        .arg(&out)
+        .arg(schemas.join("log.thrift"))
+        .status()
+        .expect("thrift (needs Debian's thrift-compiler, thrift 0.17.0)");
+    assert!(status.success(), "thrift failed on log.thrift");
+    let path = out.join("log.rs");
+    let code = std::fs::read_to_string(&path).unwrap();
+    let code: String = code
+        .lines()
+        .filter(|l| !l.starts_with("#!["))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, code).unwrap();
+    println!(
+        "cargo:rerun-if-changed={}",
+        schemas.join("log.thrift").display()
+    );
+}
+
+/// The SBE code of log.sbe.xml, by SBE's own generator (scripts/sbe-generate.sh Rust,
+/// sbe-all 1.30.0): it writes a crate, OUT_DIR/sbe/wirebench_codec_sbe/src/{lib.rs, one
+/// file per type}, whose lib.rs declares the others as `pub mod x;` and whose modules say
+/// `use crate::*;`. One file, OUT_DIR/sbe.rs, holds it as modules of the including module
+/// (src/codec/sbe.rs): each `pub mod x;` becomes `pub mod x { <x.rs> }` with `crate::`
+/// read as that module (`super::` in a module, `self::` in lib.rs), and lib.rs's inner
+/// attributes are said by the including module. Nothing else changes but the names of
+/// the group's flyweights (below).
+fn sbe(manifest: &std::path::Path) {
+    let root = manifest.join("../..");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("sbe");
+    let _ = std::fs::remove_dir_all(&out);
+    let status = Command::new(root.join("scripts/sbe-generate.sh"))
+        .arg("Rust")
+        .arg(&out)
+        .status()
+        .expect("scripts/sbe-generate.sh (needs java and, once, mvn)");
+    assert!(status.success(), "sbe-generate.sh failed on log.sbe.xml");
+    let src = out.join("wirebench_codec_sbe/src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let mut code = String::new();
+    for line in lib.lines() {
+        if line.starts_with("#![") {
+            continue;
+        }
+        if let Some(m) = line
+            .strip_prefix("pub mod ")
+            .and_then(|l| l.strip_suffix(';'))
+        {
+            let mut module = std::fs::read_to_string(src.join(format!("{m}.rs")))
+                .unwrap()
+                .replace("use crate::", "use super::")
+                // `encoder` alone is ambiguous in include!d code (this module's, or a
+                // sibling's through `use super::*`, E0659).
+                .replace("pub use encoder::", "pub use self::encoder::")
+                .replace("pub use decoder::", "pub use self::decoder::");
+            // sbe-tool 1.30.0 names a group's flyweights after the group, so message
+            // `Logs`'s group `logs` gets a second `LogsEncoder` and `LogsDecoder` in the
+            // same module (E0428): the group's, generic over their parent (`<P>`, or
+            // `<Self>` where the message hands them out), become `LogsGroupEncoder` and
+            // `LogsGroupDecoder`.
+            for (from, to) in [
+                ("LogsEncoder<P>", "LogsGroupEncoder<P>"),
+                ("LogsEncoder<Self>", "LogsGroupEncoder<Self>"),
+                ("LogsDecoder<P>", "LogsGroupDecoder<P>"),
+                ("LogsDecoder<Self>", "LogsGroupDecoder<Self>"),
+                (
+                    "LogsDecoder::default().wrap(self)",
+                    "LogsGroupDecoder::default().wrap(self)",
+                ),
+            ] {
+                module = module.replace(from, to);
+            }
+            code.push_str(&format!("pub mod {m} {{\n{module}}}\n"));
+            continue;
+        }
+        code.push_str(&line.replace("use crate::", "use self::"));
+        code.push('\n');
+    }
+    std::fs::write(out.join("../sbe.rs"), code).unwrap();
+    for f in ["schemas/log.sbe.xml", "scripts/sbe-generate.sh"] {
+        println!("cargo:rerun-if-changed={}", root.join(f).display());
     }
 }
 

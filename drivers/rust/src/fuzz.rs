@@ -79,7 +79,8 @@ pub fn rpc_server(lib: &str, data: &[u8]) -> Result<u64, String> {
 /// `data[0] % 2` (log, logs): decoded by its first cell and compared with the case's
 /// records (`golden check`), then deserialized and, if it has access, accessed by each of
 /// its variants except `unchecked` (which reads only bytes the library wrote itself), and
-/// by its packed variant too (capnp: the same bytes read as packed).
+/// by its other packings too (capnp: the same bytes read as packed; Thrift: read by the
+/// compact protocol).
 pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
     static CASES: OnceLock<[Case; 2]> = OnceLock::new();
     let Some((&pick, bytes)) = data.split_first() else {
@@ -126,6 +127,7 @@ pub fn codec(lib: &str, data: &[u8]) -> Result<(), String> {
                     borrowed: strings == "borrowed",
                     validation,
                     packed: packing == "packed",
+                    compact: packing == "compact",
                 };
                 for &op in ops {
                     if let Err(e) = cell.fold(case, v, op, input.bytes()) {

@@ -106,6 +106,11 @@ fn codec_files() -> Vec<String> {
         "bitcode",
         "postcard",
         "rkyv",
+        "cbor",
+        "bson",
+        "avro",
+        "thrift",
+        "sbe",
     ];
     ["log", "logs"]
         .iter()

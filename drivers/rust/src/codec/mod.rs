@@ -59,7 +59,8 @@ const REUSED: &[&str] = &["reused", "fresh"];
 const OWNED: &[&str] = &["owned"];
 const BOTH: &[&str] = &["owned", "borrowed"];
 const VALIDATED: &[&str] = &["validated"];
-/// `packing` is Cap'n Proto's; every other format has only its one encoding.
+/// `packing` is Cap'n Proto's (`packed`) and Thrift's (`compact`: its compact protocol,
+/// `unpacked` its binary protocol); every other format has only its one encoding.
 const UNPACKED: &[&str] = &["unpacked"];
 
 /// The codec suite in the registry (src/registry.rs). `libs` is its library registry, in
@@ -86,7 +87,7 @@ pub static SUITE: Suite<Make> = Suite {
         },
         Param {
             name: "packing",
-            values: &["unpacked", "packed"],
+            values: &["unpacked", "packed", "compact"],
             cases: &[],
         },
     ],
@@ -345,6 +346,8 @@ pub struct Variant {
     pub validation: Validation,
     /// `packing packed`: Cap'n Proto's packed encoding; else the format's own.
     pub packed: bool,
+    /// `packing compact`: Thrift's compact protocol; else its binary protocol.
+    pub compact: bool,
 }
 
 impl Variant {
@@ -358,6 +361,7 @@ impl Variant {
                 _ => Validation::Unchecked,
             },
             packed: run.param("packing") == "packed",
+            compact: run.param("packing") == "compact",
         }
     }
 
@@ -373,6 +377,7 @@ impl Variant {
                 _ => Validation::Unchecked,
             },
             packed: value(3) == "packed",
+            compact: value(3) == "compact",
         }
     }
 }

@@ -52,6 +52,7 @@ fn every_cell_round_trips_both_cases() {
                     _ => super::Validation::Unchecked,
                 },
                 packed: super::param(&cell.params, "packing") == "packed",
+                compact: super::param(&cell.params, "packing") == "compact",
             };
             let what = format!("{name} {} {:?}", cell.lib, cell.params);
             let c = (lib.make.cell)();
