@@ -12,6 +12,7 @@
 pub mod bincode;
 pub mod bitcode;
 pub mod capnp;
+pub mod ciborium;
 pub mod flatbuffers;
 mod golden;
 pub mod null;
@@ -273,6 +274,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "rkyv",
                 access: true,
                 cell: cell::<rkyv::Rkyv>,
+            },
+        },
+        Lib {
+            name: "ciborium",
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
+            crates: &["ciborium"],
+            make: Make {
+                format: "cbor",
+                access: false,
+                cell: cell::<ciborium::Ciborium>,
             },
         },
     ],
