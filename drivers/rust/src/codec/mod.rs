@@ -11,6 +11,7 @@
 
 pub mod bincode;
 pub mod bitcode;
+pub mod bson;
 pub mod capnp;
 pub mod ciborium;
 pub mod flatbuffers;
@@ -24,6 +25,7 @@ pub mod rkyv;
 pub mod rmp_serde;
 pub mod rust_protobuf;
 pub mod serde_json;
+mod signed;
 pub mod simd_json;
 pub mod sonic_rs;
 #[cfg(test)]
@@ -288,6 +290,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "cbor",
                 access: false,
                 cell: cell::<ciborium::Ciborium>,
+            },
+        },
+        Lib {
+            name: "bson",
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
+            crates: &["bson"],
+            make: Make {
+                format: "bson",
+                access: false,
+                cell: cell::<bson::Bson>,
             },
         },
     ],
