@@ -9,6 +9,7 @@
 //! - records.rs: the records, the generator and the fold; golden.rs: `golden write|check`.
 //! - One file per library, the library's own work only.
 
+pub mod apache_avro;
 pub mod bincode;
 pub mod bitcode;
 pub mod bson;
@@ -304,6 +305,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "bson",
                 access: false,
                 cell: cell::<bson::Bson>,
+            },
+        },
+        Lib {
+            name: "apache-avro",
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
+            crates: &["apache-avro"],
+            make: Make {
+                format: "avro",
+                access: false,
+                cell: cell::<apache_avro::ApacheAvro>,
             },
         },
     ],
