@@ -31,6 +31,7 @@ pub mod simd_json;
 pub mod sonic_rs;
 #[cfg(test)]
 mod tests;
+pub mod thrift;
 
 use std::hint::black_box;
 use std::marker::PhantomData;
@@ -319,6 +320,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "avro",
                 access: false,
                 cell: cell::<apache_avro::ApacheAvro>,
+            },
+        },
+        Lib {
+            name: "thrift",
+            supports: &[
+                ("strings", OWNED),
+                ("validation", VALIDATED),
+                ("packing", &["unpacked", "compact"]),
+            ],
+            crates: &["thrift"],
+            make: Make {
+                format: "thrift",
+                access: false,
+                cell: cell::<thrift::Thrift>,
             },
         },
     ],
