@@ -25,6 +25,7 @@ pub mod records;
 pub mod rkyv;
 pub mod rmp_serde;
 pub mod rust_protobuf;
+pub mod sbe;
 pub mod serde_json;
 mod signed;
 pub mod simd_json;
@@ -334,6 +335,20 @@ pub static SUITE: Suite<Make> = Suite {
                 format: "thrift",
                 access: false,
                 cell: cell::<thrift::Thrift>,
+            },
+        },
+        Lib {
+            name: "sbe",
+            supports: &[
+                ("strings", BOTH),
+                ("validation", VALIDATED),
+                ("packing", UNPACKED),
+            ],
+            crates: &["sbe-tool"],
+            make: Make {
+                format: "sbe",
+                access: true,
+                cell: cell::<sbe::Sbe>,
             },
         },
     ],
