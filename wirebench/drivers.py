@@ -485,8 +485,15 @@ DRIVERS = {
                 relink=CMakeRelink(linker="gold", build_dir="drivers/cpp/build-tuned"),
             ),
         },
-        tools=("cmake", "ninja", "g++", "ld.lld", "capnp", "protoc", "flatc", "pkg-config"),
-        pkgconfig=("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
+        # SBE's generator is a Java program (scripts/sbe-generate.sh), fetched once by mvn.
+        tools=(
+            *("cmake", "ninja", "g++", "ld.lld", "pkg-config"),
+            *("capnp", "protoc", "flatc", "thrift", "java", "mvn"),
+        ),
+        pkgconfig=(
+            *("capnp", "protobuf", "flatbuffers", "RapidJSON", "simdjson", "nlohmann_json"),
+            *("libcbor", "libbson-1.0", "avro-c", "thrift"),
+        ),
         install_hint=APT_CPP,
     ),
     "cpp-clang++": Driver(
@@ -515,7 +522,8 @@ DRIVERS = {
     "rust": Driver(
         lang="rust",
         toolchain="rustc",
-        # Code is generated from schemas/ with Debian's capnp, protoc and flatc.
+        # Code is generated from schemas/ with Debian's capnp, protoc, flatc and thrift, and
+        # SBE's generator (Java, scripts/sbe-generate.sh).
         builds={
             "stock": Build(
                 "drivers/rust/target/release/wirebench-rust",
@@ -540,7 +548,7 @@ DRIVERS = {
                 relink=CargoRelink(profile=("--profile", "tuned")),
             ),
         },
-        tools=("cargo", "capnp", "protoc", "flatc"),
+        tools=("cargo", "capnp", "protoc", "flatc", "thrift", "java", "mvn"),
         pkgconfig=(),
         install_hint="rustup, for cargo; " + APT_CPP,
     ),
@@ -577,7 +585,7 @@ DRIVERS = {
                 relink=GoRelink(pgo=True),
             ),
         },
-        tools=("go", "capnp", "protoc", "flatc"),
+        tools=("go", "capnp", "protoc", "flatc", "thrift", "java", "mvn"),
         pkgconfig=(),
         install_hint="Go 1.24 or later from go.dev; " + APT_CPP,
     ),
@@ -599,7 +607,7 @@ DRIVERS = {
                 _JAR,
             ),
         },
-        tools=("java", "mvn", "flatc"),
+        tools=("java", "mvn", "flatc", "thrift"),
         pkgconfig=(),
         install_hint="apt-get install -y openjdk-17-jdk-headless maven",
     ),
