@@ -167,8 +167,7 @@ fn thrift(schemas: &std::path::Path) {
 /// `use crate::*;`. One file, OUT_DIR/sbe.rs, holds it as modules of the including module
 /// (src/codec/sbe.rs): each `pub mod x;` becomes `pub mod x { <x.rs> }` with `crate::`
 /// read as that module (`super::` in a module, `self::` in lib.rs), and lib.rs's inner
-/// attributes are said by the including module. Nothing else changes but the names of
-/// the group's flyweights (below).
+/// attributes are said by the including module.
 fn sbe(manifest: &std::path::Path) {
     let root = manifest.join("../..");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("sbe");
@@ -190,30 +189,13 @@ fn sbe(manifest: &std::path::Path) {
             .strip_prefix("pub mod ")
             .and_then(|l| l.strip_suffix(';'))
         {
-            let mut module = std::fs::read_to_string(src.join(format!("{m}.rs")))
+            let module = std::fs::read_to_string(src.join(format!("{m}.rs")))
                 .unwrap()
                 .replace("use crate::", "use super::")
                 // `encoder` alone is ambiguous in include!d code (this module's, or a
                 // sibling's through `use super::*`, E0659).
                 .replace("pub use encoder::", "pub use self::encoder::")
                 .replace("pub use decoder::", "pub use self::decoder::");
-            // sbe-tool 1.30.0 names a group's flyweights after the group, so message
-            // `Logs`'s group `logs` gets a second `LogsEncoder` and `LogsDecoder` in the
-            // same module (E0428): the group's, generic over their parent (`<P>`, or
-            // `<Self>` where the message hands them out), become `LogsGroupEncoder` and
-            // `LogsGroupDecoder`.
-            for (from, to) in [
-                ("LogsEncoder<P>", "LogsGroupEncoder<P>"),
-                ("LogsEncoder<Self>", "LogsGroupEncoder<Self>"),
-                ("LogsDecoder<P>", "LogsGroupDecoder<P>"),
-                ("LogsDecoder<Self>", "LogsGroupDecoder<Self>"),
-                (
-                    "LogsDecoder::default().wrap(self)",
-                    "LogsGroupDecoder::default().wrap(self)",
-                ),
-            ] {
-                module = module.replace(from, to);
-            }
             code.push_str(&format!("pub mod {m} {{\n{module}}}\n"));
             continue;
         }

@@ -28,7 +28,7 @@ namespace wb::codec {
 namespace {
 
 namespace sb = ::wirebench::codec::sbe;
-using Group = sb::Logs::LogsGroup;
+using Group = sb::Logs::Records;
 
 constexpr uint64_t kHeader = sb::MessageHeader::encodedLength();
 
@@ -158,7 +158,7 @@ class Sbe {
     Message m;
     m.wrapAndApplyHeader(data, 0, size);
     if constexpr (kBatch) {
-      Group& g = m.logsCount(static_cast<uint16_t>(native_.size()));
+      Group& g = m.recordsCount(static_cast<uint16_t>(native_.size()));
       for (const Log& r : native_) encode(g.next(), r);
     } else {
       encode(m, native_.front());
@@ -175,7 +175,7 @@ class Sbe {
     return withMessage(b, [](auto& m) {
       if constexpr (kBatch) {
         uint64_t sum = 0;
-        Group& g = m.logs();
+        Group& g = m.records();
         while (g.hasNext()) sum += foldOf(g.next());
         return sum;
       } else {
@@ -218,7 +218,7 @@ class Sbe {
     std::vector<LogT<S>> rs;
     withMessage(b, [&](auto& m) {
       if constexpr (kBatch) {
-        Group& g = m.logs();
+        Group& g = m.records();
         rs.reserve(g.count());
         while (g.hasNext()) rs.push_back(decode<S>(g.next()));
       } else {

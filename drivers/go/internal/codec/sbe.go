@@ -1,6 +1,6 @@
 // sbe: Simple Binary Encoding, on the Go code SBE's own generator (sbe-all 1.30.0,
 // scripts/sbe-generate.sh Golang, run by tools/gencode) writes from schemas/log.sbe.xml:
-// the structs Log and Logs (its group of LogsLogs) with their Encode and Decode, and
+// the structs Log and Logs (its group of LogsRecords) with their Encode and Decode, and
 // MessageHeader. The message is the generated header, then the generated Encode's block,
 // group and var data. populate fills the generated structs: buffer reused refills the
 // kept ones, their var data appended into the kept byte slices; fresh makes new ones.
@@ -69,7 +69,7 @@ func sbeFill(m *sbe.Log, r *records.Log) {
 }
 
 // sbeRecord is a group element as a Log: the generator writes the same fields for both.
-func sbeRecord(e *sbe.LogsLogs) *sbe.Log { return (*sbe.Log)(e) }
+func sbeRecord(e *sbe.LogsRecords) *sbe.Log { return (*sbe.Log)(e) }
 
 func (s *sbeLib) Populate(recs []records.Log) error {
 	if !s.batch {
@@ -82,12 +82,12 @@ func (s *sbeLib) Populate(recs []records.Log) error {
 	if s.fresh || s.all == nil {
 		s.all = new(sbe.Logs)
 	}
-	if cap(s.all.Logs) < len(recs) {
-		s.all.Logs = append(s.all.Logs[:cap(s.all.Logs)], make([]sbe.LogsLogs, len(recs)-cap(s.all.Logs))...)
+	if cap(s.all.Records) < len(recs) {
+		s.all.Records = append(s.all.Records[:cap(s.all.Records)], make([]sbe.LogsRecords, len(recs)-cap(s.all.Records))...)
 	}
-	s.all.Logs = s.all.Logs[:len(recs)]
+	s.all.Records = s.all.Records[:len(recs)]
 	for i := range recs {
-		sbeFill(sbeRecord(&s.all.Logs[i]), &recs[i])
+		sbeFill(sbeRecord(&s.all.Records[i]), &recs[i])
 	}
 	return nil
 }
@@ -168,8 +168,8 @@ func (s *sbeLib) Deserialize(in []byte) (uint64, error) {
 	}
 	s.decoded = m
 	var sum uint64
-	for i := range m.Logs {
-		sum += sbeFold(sbeRecord(&m.Logs[i]))
+	for i := range m.Records {
+		sum += sbeFold(sbeRecord(&m.Records[i]))
 	}
 	return sum, nil
 }
@@ -203,9 +203,9 @@ func sbeRecords(msg any) []records.Log {
 	case *sbe.Log:
 		return []records.Log{sbePlain(m)}
 	case *sbe.Logs:
-		out := make([]records.Log, len(m.Logs))
-		for i := range m.Logs {
-			out[i] = sbePlain(sbeRecord(&m.Logs[i]))
+		out := make([]records.Log, len(m.Records))
+		for i := range m.Records {
+			out[i] = sbePlain(sbeRecord(&m.Records[i]))
 		}
 		return out
 	}

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::records::Case;
+use super::records::{self, Case};
 use super::{Lib, Make, Variant, SUITE};
 use crate::error::{Failure, Res};
 use crate::registry::{GoldenFile, Report};
@@ -31,7 +31,7 @@ fn encode(lib: &Lib<Make>, case: &Case) -> Res<Vec<u8>> {
 pub fn write(dir: &str, report: Report<'_>) -> Res<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure(format!("{dir}: cannot create directory: {e}")))?;
-    for &name in SUITE.cases {
+    for &name in records::GOLDEN {
         let case = Case::new(name);
         for lib in writers() {
             let file = format!("{name}.{}", lib.make.format);
@@ -66,7 +66,7 @@ pub fn check(dir: &str, report: Report<'_>) -> Res<()> {
         let Some((name, format)) = file.split_once('.') else {
             continue;
         };
-        let Some(&name) = SUITE.cases.iter().find(|&&c| c == name) else {
+        let Some(&name) = records::GOLDEN.iter().find(|&&c| c == name) else {
             continue;
         };
         let libs: Vec<&'static Lib<Make>> = SUITE

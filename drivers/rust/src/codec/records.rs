@@ -283,8 +283,10 @@ impl Case {
     pub fn new(name: &'static str) -> Case {
         let (batch, records) = match name {
             "log" => (false, vec![log()]),
-            "logs" => (true, logs(BATCH)),
-            _ => panic!("codec case {name}"),
+            _ => match SIZES.iter().find(|(case, _)| *case == name) {
+                Some(&(_, n)) => (true, logs(n)),
+                None => panic!("codec case {name}"),
+            },
         };
         let fold = fold(&records);
         Case {
@@ -298,6 +300,18 @@ impl Case {
 
 /// Records in the `logs` case.
 pub const BATCH: usize = 1000;
+
+/// The size axis (docs/workloads.md): batches of the generator's first records.
+pub const SIZES: &[(&str, usize)] = &[
+    ("logs1", 1),
+    ("logs10", 10),
+    ("logs100", 100),
+    ("logs", BATCH),
+    ("logs10000", 10000),
+];
+
+/// The cases of the golden files: the record and the batch.
+pub const GOLDEN: &[&str] = &["log", "logs"];
 
 const USER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML,like Gecko) \
                           Chrome/33.0.1750.146 Safari/537.36";

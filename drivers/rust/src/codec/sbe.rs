@@ -32,7 +32,7 @@ mod gen {
 
 use gen::log_codec::{LogDecoder, LogEncoder};
 use gen::logs_codec::decoder::LogsDecoder;
-use gen::logs_codec::encoder::{LogsEncoder, LogsGroupEncoder};
+use gen::logs_codec::encoder::{LogsEncoder, RecordsEncoder};
 use gen::message_header_codec::{MessageHeaderDecoder, ENCODED_LENGTH as HEADER};
 use gen::{ReadBuf, WriteBuf};
 
@@ -319,10 +319,10 @@ fn log_decoder(bytes: &[u8]) -> LogDecoder<'_> {
 }
 
 /// The group decoder of a checked `Logs` message.
-fn logs_decoder(bytes: &[u8]) -> gen::logs_codec::decoder::LogsGroupDecoder<LogsDecoder<'_>> {
+fn logs_decoder(bytes: &[u8]) -> gen::logs_codec::decoder::RecordsDecoder<LogsDecoder<'_>> {
     LogsDecoder::default()
         .header(MessageHeaderDecoder::default().wrap(ReadBuf::new(bytes), 0))
-        .logs_decoder()
+        .records_decoder()
 }
 
 fn borrowed_all<'a>(case: &Case, bytes: &'a [u8]) -> Res<Vec<LogRef<'a>>> {
@@ -380,7 +380,7 @@ impl Codec for Sbe {
                 .map_err(|_| Failure(format!("sbe: {} records in a group", logs.len())))?;
             let e = LogsEncoder::default().wrap(buf, HEADER);
             let e = e.header(0).parent().map_err(err)?;
-            let mut g = e.logs_encoder(count, LogsGroupEncoder::default());
+            let mut g = e.records_encoder(count, RecordsEncoder::default());
             for r in logs {
                 g.advance().map_err(err)?;
                 encode!(g, r);

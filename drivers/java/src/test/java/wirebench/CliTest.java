@@ -214,7 +214,7 @@ class CliTest {
         "--suite", "codec", "--case", "log", "--lib", "jackson", "--buffer", "reused",
         "--strings", "owned", "--validation", "validated", "--packing", "packed", "--iters", "1");
     refused(
-        "unknown value for --case: 'carsales' for suite codec (one of: log, logs)",
+        "unknown value for --case: 'carsales' for suite codec (one of: log, logs1, logs10, logs100, logs, logs10000)",
         "--suite", "codec", "--case", "carsales", "--lib", "null", "--iters", "1");
     refused(
         "flag --mode is not a parameter of suite codec (its parameters: buffer, strings, validation,"
