@@ -662,10 +662,11 @@ def _allocs(r: CellResult) -> str:
 
 def language_table(case: str, results: list[CellResult], bandwidth: float | None) -> Table:
     """The seed's layout for one language: population ns, serialization and
-    deserialization MB/s, then access, sizes, allocations and the largest peak resident
-    memory of the cell's processes; the memcpy limit first."""
+    deserialization MB/s, then access, sizes, allocations and the peak resident memory
+    the driver reports (the median of its processes'); the memcpy limit first."""
 
     packing = _packing(results)
+    rss = any("peak_rss" in r.metrics for r in results)  # not in runs stored before it
 
     def variant(r: CellResult) -> list[str]:
         return _variant(r) + (_packing_of(r) if packing else [])
@@ -674,10 +675,10 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
     if bandwidth:
         mbps = f"{bandwidth * 1e3:.0f}"
         blank = [""] * (3 + packing)
-        rows.append(["memcpy (limit)", *blank, "", mbps, mbps, "", "", "", "", "", ""])
+        rows.append(["memcpy (limit)", *blank, "", mbps, mbps, *[""] * (5 + rss)])
     for r in results:
         if not r.ok:
-            rows.append([r.cell.lib, *variant(r), r.status.upper(), *[""] * 9])
+            rows.append([r.cell.lib, *variant(r), r.status.upper(), *[""] * (7 + rss)])
             continue
         rows.append(
             [
@@ -691,7 +692,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
                 fmt_bytes(_scalar(r, "size_zstd")),
                 fmt_bytes(_scalar(r, "size_lz4")),
                 _allocs(r),
-                fmt_bytes(r.max_rss_kb * 1024) if r.max_rss_kb else "",
+                *([fmt_bytes(_scalar(r, "peak_rss"))] if rss else []),
             ]
         )
     impl = results[0].cell.impl.split("/")[0]
@@ -711,7 +712,7 @@ def language_table(case: str, results: list[CellResult], bandwidth: float | None
             "zstd",
             "lz4",
             "allocs per op: count (bytes)",
-            "peak RSS",
+            *(["peak RSS"] if rss else []),
         ],
         rows,
     )
@@ -894,6 +895,7 @@ SUITE = Codec(
     metrics=(
         *(MetricSpec(op, "samples", "ns", f"{op} time", required=False) for op in OPS),
         MetricSpec("size", "scalar", "B", "the encoding's size"),
+        MetricSpec("peak_rss", "scalar", "B", "the process's peak resident memory", required=False),
         MetricSpec("size_zstd", "scalar", "B", "size after zstd -3", by_harness=True),
         MetricSpec("size_lz4", "scalar", "B", "size as one lz4 block", by_harness=True),
         MetricSpec("size_zlib", "scalar", "B", "size after zlib (level 6)", by_harness=True),

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@
 
 namespace wb::codec {
 namespace {
+
+// The peak resident set of this process's own memory (/proc/self/status VmHWM). Not
+// getrusage's ru_maxrss: that keeps the peak of the process it was forked from, before
+// exec (the harness's Python, tens of MB).
+uint64_t peakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
 
 // The operations a cell measures: the default cell all its library has; a variant only
 // those its one differing parameter governs (buffer: populate and serialize; strings:
@@ -88,6 +101,8 @@ int run(const Run& run) {
 
   const Bytes encoding = cell->encoding();
   std::vector<Scalar> scalars = {{"size", "B", static_cast<double>(encoding.size)}};
+  // After every timed and counted pass: the process's peak resident memory so far.
+  scalars.push_back({"peak_rss", "B", static_cast<double>(peakRssBytes())});
   for (Op op : ops) {
     alloc::start();
     cell->run(op, run.iters);

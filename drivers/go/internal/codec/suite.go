@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"wirebench/drivers/go/internal/codec/records"
@@ -318,6 +319,8 @@ func run(r *core.Run) error {
 		metrics = append(metrics, core.Metric{Name: name, Unit: "ns", Iters: r.Iters, Samples: ns})
 	}
 	metrics = append(metrics, core.ScalarMetric("size", "B", float64(len(c.encoding))))
+	// After every timed pass: the process's peak resident memory so far.
+	metrics = append(metrics, core.ScalarMetric("peak_rss", "B", float64(peakRSS())))
 	var check core.Object
 	for _, o := range ops {
 		count, bytes, err := o.allocs(r.Iters)
@@ -334,4 +337,21 @@ func run(r *core.Run) error {
 	evidence.Raw("check", check.Text())
 	core.PrintResult(r, "local", metrics, &evidence)
 	return nil
+}
+
+// peakRSS is the peak resident set of this process's own memory (/proc/self/status
+// VmHWM), in bytes. Not getrusage's ru_maxrss: that keeps the peak of the process it was
+// forked from, before exec (the harness's Python, tens of MB).
+func peakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }

@@ -797,6 +797,8 @@ fn print(run: &Run, size: u64, results: &[Measured]) {
         }
     }
     metrics.raw("size", &scalar("B", size));
+    // After every timed and counted pass: the process's peak resident memory so far.
+    metrics.raw("peak_rss", &scalar("B", peak_rss_bytes() as f64));
     for m in results {
         let op = m.op.name();
         metrics.raw(&format!("{op}_allocs"), &scalar("allocs", m.allocs));
@@ -813,4 +815,18 @@ fn run(run: &Run, make: &Make) -> Result<(), Error> {
         .expect("a validated run names a library of the registry");
     let case = Case::new(run.case);
     (make.cell)().run(run, &case, Variant::of(run), &ops(lib, &run.params))
+}
+
+/// The peak resident set of this process's own memory (/proc/self/status VmHWM). Not
+/// getrusage's ru_maxrss: that keeps the peak of the process it was forked from, before
+/// exec (the harness's Python, tens of MB).
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
 }

@@ -525,7 +525,27 @@ public final class CodecSuite extends Suite<CodecSuite.CodecLib> {
       allocs.raw(name + "_alloc_bytes", Output.scalar("B", Double.toString(allocBytes(op, run.iters))));
     }
     metrics.raw("size", Output.scalar("B", Long.toString(ref.encoding.length))).fields(allocs);
+    // After every timed and counted pass: the process's peak resident memory so far.
+    metrics.raw("peak_rss", Output.scalar("B", Long.toString(peakRssBytes())));
     Output.printResult(
         run, "local", warmup, metrics, new Json().raw("check", check.text()), jit.text());
+  }
+
+  /**
+   * The peak resident set of this process's own memory (/proc/self/status VmHWM), in bytes.
+   * Not getrusage's ru_maxrss: that keeps the peak of the process it was forked from, before
+   * exec (the harness's Python, tens of MB).
+   */
+  static long peakRssBytes() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.substring(6).replace("kB", "").trim()) * 1024;
+        }
+      }
+    } catch (java.io.IOException | NumberFormatException e) {
+      return 0;
+    }
+    return 0;
   }
 }
