@@ -14,8 +14,12 @@ from wirebench.store import Store
 
 def test_the_committed_results_are_what_the_committed_data_make():
     """Edit docs/results.md.j2 or docs/claims.toml, or publish a run, then run
-    `uv run wirebench results`: this fails until docs/results.md is regenerated."""
-    assert publish.render() == publish.OUTPUT.read_text()
+    `uv run wirebench results`: this fails until docs/results.md and the charts it shows
+    (docs/charts/) are regenerated."""
+    text, charts = publish.render_all()
+    assert text == publish.OUTPUT.read_text()
+    kept = {p.name: p.read_bytes() for p in publish.CHARTS.glob("*.svg")}
+    assert kept == charts
 
 
 def test_every_claim_names_a_published_run_and_its_cells():

@@ -857,17 +857,27 @@ def results_cmd(check) -> None:
     """Renders docs/results.md from the published runs (docs/data/), the seed claims
     (docs/claims.toml) and the template docs/results.md.j2."""
     try:
-        text = publish.render()
+        text, charts = publish.render_all()
     except publish.PublishError as e:
         _fail(str(e))
     current = publish.OUTPUT.read_text() if publish.OUTPUT.exists() else None
+    kept = {p.name: p.read_bytes() for p in publish.CHARTS.glob("*.svg")}
     if check:
-        if current != text:
-            _fail(f"{publish.OUTPUT} is not what `wirebench results` makes from the data", 1)
+        if current != text or kept != charts:
+            _fail(
+                f"{publish.OUTPUT} or its charts are not what `wirebench results` makes from "
+                "the data",
+                1,
+            )
         console.print(f"{publish.OUTPUT} is what the data make", highlight=False)
         return
     publish.OUTPUT.write_text(text)
-    console.print(f"wrote {publish.OUTPUT}", highlight=False)
+    publish.CHARTS.mkdir(exist_ok=True)
+    for name in set(kept) - set(charts):
+        (publish.CHARTS / name).unlink()
+    for name, data in charts.items():
+        (publish.CHARTS / name).write_bytes(data)
+    console.print(f"wrote {publish.OUTPUT} and {len(charts)} charts", highlight=False)
 
 
 if __name__ == "__main__":

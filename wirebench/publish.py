@@ -35,6 +35,7 @@ CLAIMS = DOCS / "claims.toml"
 FUZZ = "fuzz-executions.tsv"
 TEMPLATE = DOCS / "results.md.j2"
 OUTPUT = DOCS / "results.md"
+CHARTS = DOCS / "charts"  # the charts results.md shows, written by `wirebench results`
 
 
 class PublishError(ValueError):
@@ -68,6 +69,7 @@ class Published:
     """The archives of data/ and the functions the template calls on them."""
 
     def __init__(self, data: Path = DATA, claims_path: Path = CLAIMS):
+        self.charts: dict[str, bytes] = {}  # what chart() showed, by file name
         self.data = data
         self.claims_path = claims_path
         self._stores: dict[str, tuple] = {}
@@ -84,6 +86,20 @@ class Published:
     def report(self, name: str) -> report.Report:
         store, run_id = self._open(name)
         return report.build(store, run_id, attachments=False)
+
+    @functools.cache  # noqa: B019 (one Published per rendering)
+    def attachments(self, name: str) -> dict[str, bytes]:
+        store, run_id = self._open(name)
+        return report.build(store, run_id).attachments
+
+    def chart(self, name: str, file: str, alt: str) -> str:
+        """A chart of a published run's report, kept as docs/charts/<name>-<file> (the
+        caller writes `charts`), and its Markdown image."""
+        data = self.attachments(name).get(file)
+        if data is None:
+            raise PublishError(f"run {name!r} has no chart {file!r}")
+        self.charts[f"{name}-{file}"] = data
+        return f"![{alt}]({CHARTS.name}/{name}-{file})"
 
     def results(self, name: str) -> list[model.CellResult]:
         return self.report(name).results
@@ -185,6 +201,13 @@ def fuzzing(data: Path = DATA) -> str:
 
 
 def render(data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPLATE) -> str:
+    return render_all(data, claims_path, template)[0]
+
+
+def render_all(
+    data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPLATE
+) -> tuple[str, dict[str, bytes]]:
+    """The page and the charts it shows (docs/charts/, by file name)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -205,9 +228,10 @@ def render(data: Path = DATA, claims_path: Path = CLAIMS, template: Path = TEMPL
         "ab": pub.ab,
         "published": pub.published,
         "fuzzing": lambda: fuzzing(data),
+        "chart": pub.chart,
         "VERDICTS": claims.VERDICTS,
     }
     try:
-        return env.get_template(template.name).render(**context)
+        return env.get_template(template.name).render(**context), pub.charts
     except (claims.ClaimError, PublishError, archive.ArchiveError) as e:
         raise PublishError(f"{template.name}: {e}") from None
