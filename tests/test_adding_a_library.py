@@ -50,7 +50,7 @@ ADDITIONS = {
         '      {"protobuf", "protobuf",',
         '      {"probe", "json", {P, S, D}, {"reused"}, {"owned"}, {"validated"},'
         " &makeProbe, {}},\n",
-        ("makeMsgpack, makeJsoncpp;", "makeMsgpack, makeJsoncpp, makeProbe;"),
+        ("makeThrift, makeSbe;", "makeThrift, makeSbe, makeProbe;"),
     ),
     "rust": Addition(
         "src/codec/probe.rs",

@@ -20,9 +20,11 @@ from .conftest import need_driver
 @pytest.mark.parametrize("name", [pytest.param(n, marks=need_driver(n)) for n in drivers.DRIVERS])
 def test_every_listed_cell_of_the_driver_runs_and_passes_every_check(name, tmp_path, monkeypatch):
     d = drivers.DRIVERS[name]
-    # The answers, not the times: the JVM skips its wait for the JIT to settle
-    # (drivers/java/src/main/java/wirebench/Jit.java), a second or so in each of 300 cells.
-    monkeypatch.setenv("WIREBENCH_JVM_OPTS", "-Dwirebench.jit.maxRounds=0")
+    # The answers, not the times: the JVM neither waits for its JIT to settle
+    # (drivers/java/src/main/java/wirebench/Jit.java) nor touches its whole heap at start,
+    # together a second or so in each of 300 cells.
+    jvm = "-Dwirebench.jit.maxRounds=0 -XX:-AlwaysPreTouch -Xms64m"
+    monkeypatch.setenv("WIREBENCH_JVM_OPTS", jvm)
     args = ["run", "--lang", d.lang, "--toolchain", d.toolchain, "--no-pairs"]
     args += ["--iters", "2", "--samples", "2", "--repeat", "1", "--layouts", "1"]
     args += ["--json", "--db", str(tmp_path / "w.db")]
