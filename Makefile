@@ -55,7 +55,7 @@ fuzz-build:
 # A few seconds of each decoder's fuzzer (docs/robustness.md), every target the drivers'
 # registries have, from its seeds, its named regressions and its cached corpus: libFuzzer
 # (C++), go test -fuzz, cargo fuzz. Java's run inside mvn test. Longer: FUZZ_SECONDS=60.
-FUZZ_SECONDS ?= 3
+FUZZ_SECONDS ?= 2
 test-fuzz: fuzz-build
 	drivers/cpp/fuzz/run.sh $(FUZZ_SECONDS)
 	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS)
