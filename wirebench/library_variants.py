@@ -45,7 +45,7 @@ TREES = ROOT / "build" / "variants"
 GOLDEN = ROOT / "testdata" / "golden"
 # What a variant's tree links from the repository rather than copies: what the drivers'
 # builds read outside their own folder.
-LINKED = ("schemas", "testdata")
+LINKED = ("schemas", "testdata", "scripts")
 # What a new variant's tree starts from, copied from the driver's folder: the build
 # outputs of its dependencies (Cargo then compiles only the crates that changed).
 SEEDS = {"rust": ("target/release",)}

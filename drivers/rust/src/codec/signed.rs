@@ -147,7 +147,8 @@ macro_rules! fold_signed {
     }};
 }
 
-/// A plain record of an `SLog` or `SLogRef`, every integer range-checked.
+/// A plain record of an `SLog` or `SLogRef` (or of any record with their field names: the
+/// Thrift code's), every integer range-checked.
 macro_rules! to_plain {
     ($r:expr) => {{
         let r = &$r;
@@ -182,6 +183,7 @@ macro_rules! to_plain {
         }
     }};
 }
+pub(crate) use to_plain;
 
 impl SLog {
     #[inline]

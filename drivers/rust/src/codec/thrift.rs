@@ -24,7 +24,7 @@ use ::thrift::protocol::{
 use ::thrift::{ProtocolError, ProtocolErrorKind};
 
 use super::records::{Case, Fold, Http, Log, Origin};
-use super::signed::int;
+use super::signed::{int, to_plain};
 use super::{Codec, Variant};
 use crate::error::{Failure, Res};
 
@@ -132,35 +132,7 @@ fn fold(r: &gen::Log) -> u64 {
 
 /// A generated record as a plain one, every integer range-checked.
 fn to_log(r: &gen::Log) -> Res<Log> {
-    Ok(Log {
-        timestamp: r.timestamp,
-        zone_id: int(r.zone_id, "zoneId")?,
-        zone_plan: int(r.zone_plan, "zonePlan")?,
-        http: Http {
-            protocol: int(r.http.protocol, "http.protocol")?,
-            status: int(r.http.status, "http.status")?,
-            host_status: int(r.http.host_status, "http.hostStatus")?,
-            up_status: int(r.http.up_status, "http.upStatus")?,
-            method: int(r.http.method, "http.method")?,
-            content_type: r.http.content_type.clone(),
-            user_agent: r.http.user_agent.clone(),
-            referer: r.http.referer.clone(),
-            request_uri: r.http.request_uri.clone(),
-        },
-        origin: Origin {
-            ip: r.origin.ip.clone(),
-            port: int(r.origin.port, "origin.port")?,
-            hostname: r.origin.hostname.clone(),
-            protocol: int(r.origin.protocol, "origin.protocol")?,
-        },
-        country: int(r.country, "country")?,
-        cache_status: int(r.cache_status, "cacheStatus")?,
-        server_ip: r.server_ip.clone(),
-        server_name: r.server_name.clone(),
-        remote_ip: r.remote_ip.clone(),
-        bytes_dlv: int(r.bytes_dlv, "bytesDlv")?,
-        ray_id: r.ray_id.clone(),
-    })
+    Ok(to_plain!(r))
 }
 
 // ---- the input: a slice both the crate's protocol and the guard read ---------------------
