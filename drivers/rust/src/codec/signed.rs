@@ -114,7 +114,8 @@ pub struct SLogsRef<'a> {
     pub logs: Vec<SLogRef<'a>>,
 }
 
-/// The fold of one record of `SLog` or `SLogRef` (docs/workloads.md): each integer as its
+/// The fold of one record of `SLog` or `SLogRef`, or of any record with their field names
+/// (the Thrift code's) (docs/workloads.md): each integer as its
 /// 64-bit two's complement, which for the workload's values is the value.
 macro_rules! fold_signed {
     ($r:expr) => {{
@@ -146,6 +147,7 @@ macro_rules! fold_signed {
         f.0
     }};
 }
+pub(crate) use fold_signed;
 
 /// A plain record of an `SLog` or `SLogRef` (or of any record with their field names: the
 /// Thrift code's), every integer range-checked.
