@@ -67,9 +67,10 @@ FUZZ_LONG_SECONDS ?= 600
 fuzz-long: build fuzz-build
 	scripts/fuzz-long.sh $(FUZZ_LONG_SECONDS)
 
-# Every driver is built by then: a test of a missing one fails instead of skipping.
+# Every driver is built by then: a test of a missing one fails instead of skipping. Two
+# pytest workers, a test file each at a time (tests/conftest.py starts the longest first).
 test-harness: lint
-	WIREBENCH_REQUIRE_DRIVERS=1 $(UV) run pytest -q
+	WIREBENCH_REQUIRE_DRIVERS=1 $(UV) run pytest -q -n 2 --dist loadfile
 
 lint:
 	$(UV) run ruff check wirebench tests scripts drivers

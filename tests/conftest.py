@@ -37,6 +37,26 @@ LAUNCH = (
 )
 
 
+# The test files that take longest, started first: `make test` runs two pytest workers,
+# a file each at a time, and they then finish together (pytest-xdist's --dist loadfile
+# hands out files in collection order).
+LONGEST_FIRST = (
+    "test_conformance.py",
+    "test_ci_workflow.py",
+    "test_adding_a_library.py",
+    "test_store_faults.py",
+    "test_distributed.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: each file keeps its own order
+
+
 # `make test` builds every driver first and sets this: a driver missing there is a failure,
 # not a skip. Without it (pytest alone), tests of unbuilt drivers are skipped by name.
 REQUIRE_DRIVERS = os.environ.get("WIREBENCH_REQUIRE_DRIVERS") == "1"
