@@ -159,6 +159,10 @@ def probe_suite(monkeypatch):
 
 # -- PostgreSQL ---------------------------------------------------------------------------
 
+# The session's server, as a worker in a network namespace of its own reaches it: its
+# Unix socket's folder and port (set by postgres_server).
+PG_SOCKET: dict[str, str] = {}
+
 
 @pytest.fixture(scope="session")
 def postgres_server():
@@ -194,6 +198,7 @@ def postgres_server():
     options = f"-k {home} -h 127.0.0.1 -p {port} -F"
     done = pg(bindir / "pg_ctl", "-D", data, "-w", "-l", home / "log", "-o", options, "start")
     assert done.returncode == 0, done.stdout + done.stderr
+    PG_SOCKET.update(dir=str(home), port=str(port))
     yield f"postgresql://wirebench@127.0.0.1:{port}"
     pg(bindir / "pg_ctl", "-D", data, "-m", "immediate", "stop")
     shutil.rmtree(home, ignore_errors=True)

@@ -290,7 +290,7 @@ def main():
                 {
                     **IDENTITY,
                     "suites": ["rpc", "codec", "queue", "readbytes", "limit"],
-                    "versions": {"fake": "1.0"},
+                    "versions": {"fake": os.environ.get("FAKE_VERSION", "1.0")},
                 }
             )
         )
@@ -376,7 +376,7 @@ def main():
         "check": [check] * samples,
         "verified": lib != "unverified",
         "responses_checked": warmup + iters * samples,
-        "versions": {"fake": "1.0"},
+        "versions": {"fake": os.environ.get("FAKE_VERSION", "1.0")},
     }
     if lib == "liar":
         result["check"] = [check + 1] * samples

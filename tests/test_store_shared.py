@@ -150,6 +150,9 @@ def test_merge_leaves_the_source_as_it_is(tmp_path):
         con.execute("ALTER TABLE runs DROP COLUMN uid")
         con.execute("ALTER TABLE processes DROP COLUMN layout")
         con.execute("ALTER TABLE processes DROP COLUMN server_layout")
+        con.execute("ALTER TABLE processes DROP COLUMN host")
+        con.execute("DROP TABLE units")
+        con.execute("DROP TABLE hosts")
         con.execute("PRAGMA user_version = 3")
     before = source.read_bytes()
     for dest in ("a.db", "b.db"):
@@ -200,3 +203,17 @@ def test_the_history_site_reads_a_postgresql_store(fake, postgres_url, tmp_path)
     assert r.exit_code == 0, r.output
     assert (tmp_path / "site" / "run-2" / "index.html").is_file()
     assert list((tmp_path / "site" / "history").glob("*.svg"))
+
+
+def test_a_postgresql_store_of_schema_5_gains_the_distributed_tables(postgres_url):
+    store = Store(postgres_url)
+    finish(store, start(store))
+    store.db.execute("ALTER TABLE processes DROP COLUMN host")
+    store.db.execute("DROP TABLE units")
+    store.db.execute("DROP TABLE hosts")
+    store.db.set_version(5)
+    store.close()
+    again = Store(postgres_url)
+    assert again.db.version() == SCHEMA_VERSION
+    assert again.process_hosts(1) == {} and again.units(1) == [] and again.hosts(1) == []
+    assert len(again.done_processes(1)) == 6

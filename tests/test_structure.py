@@ -67,6 +67,7 @@ FLOORS = {
     "archive": 5,
     # 6: what puts it together
     "orchestrate": 6,
+    "distributed": 6,
     "publish": 6,
     "site": 6,
     "cli": 6,

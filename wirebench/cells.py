@@ -22,9 +22,10 @@ def builds_asked(wanted) -> list[str]:
 
 
 # The harness's own parameters of a cell: its build and an A/A twin (suite.CORE_PARAMS,
-# on every cell), and the library variant of its driver (only on a variant's cells:
-# suite.VARIANT).
-CORE_PARAM_NAMES = ("build", "twin", "variant")
+# on every cell), the library variant of its driver (only on a variant's cells:
+# suite.VARIANT), and, in a distributed run's report, the host (or hardware class) its
+# processes ran on (model.split_hosts).
+CORE_PARAM_NAMES = ("build", "twin", "variant", "host")
 
 
 @dataclass(frozen=True, order=True)
@@ -279,7 +280,14 @@ class Plan:
         round. Instruction counts come after every timed process: they do not depend on
         the machine's state.
         """
-        order = []
+        return [t for _, unit in self.units(executables) for t in unit]
+
+    def units(self, executables) -> list[tuple[str, list[tuple[int, Task, bool]]]]:
+        """The processes of `tasks`, in its order, cut into units of work: each comparison
+        group of each round (the cells a ratio compares, back to back), and each
+        instruction count alone; (a label, its tasks) each. A distributed run's workers
+        take whole units, so that no ratio is measured across two machines."""
+        units = []
 
         def task(e: PlanEntry, measure: str, rep: int) -> Task:
             c = e.cell
@@ -307,15 +315,22 @@ class Plan:
             c = e.cell
             groups.setdefault((c.suite, c.case, c.lib, c.work), []).append(e)
         for rep in range(max((e.reps for e in self.entries), default=0)):
-            for group in groups.values():
+            for (suite, case, lib, _), group in groups.items():
                 turn = rep % len(group)
-                for e in group[turn:] + group[:turn]:
-                    if rep < e.reps:
-                        order.append((rep, task(e, "time", rep), rep == e.processes - 1))
+                unit = [
+                    (rep, task(e, "time", rep), rep == e.processes - 1)
+                    for e in group[turn:] + group[:turn]
+                    if rep < e.reps
+                ]
+                if unit:
+                    label = f"round {rep + 1}: {suite} {case} {lib}, {len(unit)} cells"
+                    units.append((label, unit))
         for e in self.entries:
             if e.instructions:  # counted in variant 0: counts do not vary by process
-                order.append((e.reps, task(e, "instructions", 0), True))
-        return order
+                units.append(
+                    (f"instructions: {e.cell.key}", [(e.reps, task(e, "instructions", 0), True)])
+                )
+        return units
 
 
 @dataclass

@@ -23,6 +23,7 @@ from rich.progress import (
 from . import (
     ab,
     compare,
+    distributed,
     drivers,
     export,
     html,
@@ -50,7 +51,7 @@ from .store import (
 DEFAULT_DB = paths.RESULTS / "wirebench.db"
 # The options `run --resume` takes: the store, and how the result is shown. Any other
 # option given with it is refused by name (the run is finished as it was planned).
-RESUME_TAKES = frozenset({"resume", "db", "show_report", "as_json"})
+RESUME_TAKES = frozenset({"resume", "db", "show_report", "as_json", "lease"})
 # Tables and progress lines are wide: in a log or a pipe, do not fold them to 80 columns.
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
 out = Console(width=None if sys.stdout.isatty() else 220)
@@ -384,6 +385,21 @@ def _verdict_options(threshold: float):
 @_verdict_options(compare.AB_THRESHOLD)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
+    "--distribute",
+    is_flag=True,
+    help="Store the plan and queue its units of work for a fleet: `wirebench worker --db "
+    "URL` on each machine runs them (a PostgreSQL store; docs/fleet.md).",
+)
+@click.option(
+    "--lease",
+    type=click.FloatRange(min=1),
+    default=distributed.DEFAULT_LEASE,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --distribute: seconds after a worker's last heartbeat that its unit goes "
+    "back to the queue.",
+)
+@click.option(
     "--report/--no-report",
     "show_report",
     default=True,
@@ -416,6 +432,8 @@ def run(
     alpha,
     fail_on,
     resume,
+    distribute,
+    lease,
     show_report,
     as_json,
     db,
@@ -479,10 +497,21 @@ def run(
         store = _open_store(db, write=True)
         command = shlex.join(["wirebench", *sys.argv[1:]])
         run_id = None
+    if distribute:
+        try:
+            distributed.check_request(db, plan)
+        except distributed.DistributedError as e:
+            _fail(str(e))
     try:
         if run_id is None:
             run_id = orchestrate.start(store, req, plan, command)
-        status = _run_with_progress(store, run_id, plan, broken)
+            if distribute:
+                _distribute(store, db, run_id, plan, lease, as_json)
+                return
+        if distributed.is_distributed(json.loads(store.run(run_id)["provenance"])):
+            status = _work_here(store, db, run_id)
+        else:
+            status = _run_with_progress(store, run_id, plan, broken)
         data = orchestrate.build_report(store, run_id)
     except Exception as e:
         if not is_database_error(e):
@@ -517,6 +546,94 @@ def run(
             f"{len(data.errors)} cells failed; their errors are in the report", highlight=False
         )
         sys.exit(1)
+
+
+def _distribute(store, db, run_id, plan, lease, as_json) -> None:
+    units = distributed.enqueue(store, db, run_id, plan, lease)
+    processes = len(orchestrate.pending(store, run_id, plan))
+    if as_json:
+        out.print_json(json.dumps({"run": run_id, "units": units, "processes": processes}))
+        return
+    console.print(
+        f"run {run_id}: {len(plan.entries)} cells, {processes} processes in {units} units of "
+        f"work, queued in {display_name(db)}. Start `wirebench worker --db URL` on each "
+        f"machine; `wirebench runs` shows each worker's progress, and `wirebench report "
+        f"--run {run_id}` the results once done.",
+        highlight=False,
+    )
+
+
+def _work_here(store, db, run_id) -> str:
+    """`--resume` of a distributed run: this machine works it as a worker would."""
+    console.print(f"run {run_id} is distributed: working it here as one of its workers")
+    worker = distributed.Worker(db, only={run_id}, say=_say, prepare=_prepare)
+    distributed.work(worker)
+    return "interrupted" if store.units_left(run_id) else "complete"
+
+
+def _say(message: str) -> None:
+    console.print(message, highlight=False, markup=False)
+
+
+def _prepare(plan) -> dict[str, str]:
+    """Builds what a plan needs and this machine lacks: {driver: why it did not build}."""
+    broken = _build(plan.builds, only_missing=True)
+    _build_variants(plan, broken)
+    return broken
+
+
+@main.command()
+@click.option(
+    "--host",
+    metavar="NAME",
+    default=distributed.host_name,
+    show_default="this machine's host name",
+    help="This machine's name in the run's tables.",
+)
+@click.option(
+    "--class",
+    "hw_class",
+    metavar="NAME",
+    help="A hardware class: hosts that declare the same class are reported together once "
+    "the report's check across them agrees (docs/fleet.md).",
+)
+@click.option("--run", "only", type=int, multiple=True, metavar="ID", help="Only this run.")
+@click.option("--forever", is_flag=True, help="When no run has work left, wait for new ones.")
+@click.option(
+    "--unlocked",
+    is_flag=True,
+    help="Measure without the machine lock, beside other workers of this machine (tests: "
+    "their timings disturb each other).",
+)
+@_db_option
+def worker(host, hw_class, only, forever, unlocked, db) -> None:
+    """Works the distributed runs of the store (`run --distribute`): pulls one unit of work
+    at a time, runs its processes under this machine's lock and stores them, until no run
+    it may work has any left. A run whose drivers differ from this machine's is refused."""
+    if not is_url(db):
+        _fail("a worker works a shared store: --db postgresql://...")
+    if unlocked:
+        _say(f"worker {host}: measuring without the machine lock (--unlocked)")
+    w = distributed.Worker(
+        db,
+        host=host,
+        hw_class=hw_class,
+        only=set(only) or None,
+        locked=not unlocked,
+        say=_say,
+        prepare=_prepare,
+    )
+    try:
+        done = distributed.work(w, forever=forever)
+    except distributed.DistributedError as e:
+        _fail(str(e), 1)
+    except KeyboardInterrupt:
+        _say(
+            f"worker {host}: stopped; a unit it held goes back to the queue a lease after "
+            "its last heartbeat, and its finished processes are kept"
+        )
+        sys.exit(130)
+    _say(f"worker {host}: no work left; {done} units done here")
 
 
 def _ab_comparison(store, run_id, data, plan, threshold, alpha) -> compare.Comparison:
@@ -678,14 +795,24 @@ def _machine(prov: dict) -> dict:
 @_db_option
 def runs(host, as_json, db) -> None:
     """The stored runs, of every machine that wrote to the store."""
-    rows = [(r, json.loads(r["provenance"])) for r in _open_store(db, must_exist=True).runs()]
+    store = _open_store(db, must_exist=True)
+    rows = [(r, json.loads(r["provenance"])) for r in store.runs()]
     if host:
         rows = [(r, prov) for r, prov in rows if prov.get("host") == host]
+    store = _open_store(db, must_exist=True)
+    fleet = {r["id"]: store.unit_progress(r["id"]) for r, p in rows if "distributed" in p}
     if as_json:
         keys = ("id", "uid", "started", "finished", "status", "profile", "command")
         counts = ("n_cells", "n_ok", "n_error")
         out.print_json(
-            json.dumps([{k: r[k] for k in keys + counts} | _machine(p) for r, p in rows])
+            json.dumps(
+                [
+                    {k: r[k] for k in keys + counts}
+                    | _machine(p)
+                    | ({"distributed": fleet[r["id"]]} if r["id"] in fleet else {})
+                    for r, p in rows
+                ]
+            )
         )
         return
     for r, prov in rows:
@@ -698,6 +825,8 @@ def runs(host, as_json, db) -> None:
             highlight=False,
             markup=False,
         )
+        for line in distributed.progress_lines(fleet.get(r["id"])):
+            out.print(f"      {line}", highlight=False, markup=False)
 
 
 @main.command("merge")

@@ -7,9 +7,12 @@ these words, and the report lays them out.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
+
+import numpy as np
 
 from . import stats
 from .cells import BUILDS, Cell, Plan
@@ -95,6 +98,16 @@ def per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellResu
     ]
 
 
+def per_build_and_host(results: list[CellResult]) -> list[tuple[str | None, str | None, list]]:
+    """per_build, each part split by host (a distributed run's; None: the run's machine):
+    no table sets two builds, or two hosts, side by side."""
+    out = []
+    for build, same in per_build(results):
+        hosts = sorted({r.cell.param.get("host") for r in same}, key=lambda h: h or "")
+        out += [(build, h, [r for r in same if r.cell.param.get("host") == h]) for h in hosts]
+    return out
+
+
 def load(store, run_id: int) -> list[CellResult]:
     """A stored run's cells with their metrics, in the store's order (report.load sorts
     them for reading). `store` is any Store: this reads only through its methods."""
@@ -146,7 +159,220 @@ def load(store, run_id: int) -> list[CellResult]:
                 layouts=layouts.get(row["key"], {}),
             )
         )
-    return results
+    where = store.process_hosts(run_id)
+    if not where:
+        return results
+    # A distributed run: the host is a factor of every table, never pooled silently.
+    classes = {h["host"]: h["hw_class"] for h in store.hosts(run_id)}
+    per_host = split_hosts(results, where)
+    held = {c.name for c in class_checks(per_host, classes) if c.holds}
+    if not held:
+        return per_host
+    label = {h: c if c in held else h for h, c in classes.items()}
+    return split_hosts(results, where, label)
+
+
+# -- hosts: a distributed run's factor ----------------------------------------------------
+
+
+def split_hosts(
+    results: list[CellResult], where: dict[str, dict[int, str]], label: dict | None = None
+) -> list[CellResult]:
+    """Each cell as one cell per host (`label`: per group of hosts, a hardware class)
+    with the processes that ran there, its `host` parameter saying which. A cell that
+    has no number (failed, pending) stays one."""
+    label = label or {}
+    out = []
+    for r in results:
+        reps = where.get(r.cell.key) or {}
+        groups: dict[str, set[int]] = {}
+        for rep, host in reps.items():
+            groups.setdefault(label.get(host) or host, set()).add(rep)
+        if not r.ok or not groups:
+            out.append(r)
+            continue
+        for name, mine in sorted(groups.items()):
+            metrics = {
+                k: dataclasses.replace(
+                    m,
+                    rounds={i: v for i, v in m.rounds.items() if i in mine},
+                    histograms={i: v for i, v in m.histograms.items() if i in mine},
+                )
+                for k, m in r.metrics.items()
+            }
+            out.append(
+                dataclasses.replace(
+                    r,
+                    cell=r.cell.with_param("host", name),
+                    metrics=metrics,
+                    layouts={i: v for i, v in r.layouts.items() if i in mine},
+                )
+            )
+    return out
+
+
+def host_tables(results: list[CellResult], hosts: list) -> list[Table]:
+    """A distributed run's tables of its hosts: each declared class's check, and every
+    cell measured on several hosts across them (cross-host: its interval the envelope of
+    the hosts', so that the host-to-host scatter is in it)."""
+    if not hosts:
+        return []
+    tables = []
+    classes = {h["host"]: h["hw_class"] for h in hosts}
+    checks = class_checks(results, classes)
+    if checks:
+        tables.append(
+            Table(
+                "Hosts declared identical (worker --class): an A/A test across them",
+                [
+                    "class",
+                    "hosts",
+                    "tests",
+                    "hosts differ (p < 0.01)",
+                    "p (more than chance)",
+                    "tables",
+                ],  # fmt: skip
+                [
+                    [
+                        c.name,
+                        ", ".join(c.hosts),
+                        str(c.tests),
+                        f"{c.differ} ({c.differ / c.tests:.0%})" if c.tests else "-",
+                        f"{c.p:.3g}" if c.tests else "-",
+                        "pooled as one"
+                        if c.holds
+                        else "per host: "
+                        + (
+                            "the check fails"
+                            if c.tests
+                            else "too few processes on each host to check"
+                        ),
+                    ]
+                    for c in checks
+                ],
+            )
+        )
+    by_cell: dict[Cell, list[CellResult]] = {}
+    for r in results:
+        if r.ok and "host" in r.cell.param:
+            by_cell.setdefault(r.cell.with_param("host", None), []).append(r)
+    rows = []
+    for cell, there in by_cell.items():
+        if len(there) < 2:
+            continue
+        for name, m in there[0].metrics.items():
+            summaries = [r.metrics[name].summary for r in there if name in r.metrics]
+            if m.kind != "samples" or len(summaries) < 2:
+                continue
+            medians = [s.median for s in summaries]
+            low, high = min(s.low for s in summaries), max(s.high for s in summaries)
+            rows.append(
+                [
+                    cell.key,
+                    name,
+                    ", ".join(
+                        f"{r.cell.param['host']} {fmt_value(s.median, m.unit)}"
+                        for r, s in zip(there, summaries, strict=True)
+                    ),
+                    fmt_value(float(np.median(medians)), m.unit),
+                    f"{fmt_value(low, m.unit)}-{fmt_value(high, m.unit)}",
+                    f"{max(medians) / min(medians):.2f}x" if min(medians) > 0 else "-",
+                ]
+            )
+    if rows:
+        tables.append(
+            Table(
+                "Cross-host: each cell on every host that measured it (host-to-host scatter "
+                "included; compare within a host, not across)",
+                [
+                    "cell",
+                    "metric",
+                    "per host (median)",
+                    "across hosts",
+                    "envelope of the hosts' 95% intervals",
+                    "slowest / fastest host",
+                ],  # fmt: skip
+                rows,
+            )
+        )
+    return tables
+
+
+FLEET_SIZES = (1, 2, 4, 8, 16, 32)
+
+
+def fleet_table(plan: Plan, walls: dict[str, float]) -> Table | None:
+    """How a fleet's wall time scales, from the run's own process times (`walls`: each
+    cell's mean seconds per process): a unit is the indivisible piece, so W workers
+    take at least the larger of the total over W and the longest unit."""
+    placeholders = {v: None for v in plan.variants}
+    units = [
+        sum(walls.get(t.cell.key, 0.0) for _, t, _ in tasks)
+        for _, tasks in plan.units(placeholders)
+    ]
+    if not units or not any(units):
+        return None
+    total, longest = sum(units), max(units)
+    return Table(
+        f"Fleet: {len(units)} units of work, {total:.0f} s of processes, the longest unit "
+        f"{longest:.1f} s; the least wall time of W workers (queue overhead excluded)",
+        [f"W = {w}" for w in FLEET_SIZES],
+        [[f"{max(total / w, longest):.0f} s" for w in FLEET_SIZES]],
+    )
+
+
+@dataclass(frozen=True)
+class HostClass:
+    """Hosts a fleet declared identical (`worker --class`), checked as an A/A test: in
+    each cell and timed metric, do the hosts' processes differ (Kruskal-Wallis of their
+    medians, p < ALPHA)? Among identical hosts about ALPHA of the tests do by chance; the
+    class holds unless significantly more do (binomial test, p <= ALPHA)."""
+
+    name: str
+    hosts: tuple[str, ...]
+    tests: int
+    differ: int
+    p: float
+
+    ALPHA = 0.01
+
+    @property
+    def holds(self) -> bool:
+        return self.tests > 0 and self.p > self.ALPHA
+
+
+def class_checks(per_host: list[CellResult], classes: dict[str, str | None]) -> list[HostClass]:
+    """The check of each declared class of two or more hosts, over the per-host results."""
+    from scipy.stats import binomtest, kruskal
+
+    checks = []
+    for name in sorted({c for c in classes.values() if c}):
+        hosts = tuple(sorted(h for h, c in classes.items() if c == name))
+        if len(hosts) < 2:
+            continue
+        by_cell: dict[Cell, dict[str, CellResult]] = {}
+        for r in per_host:
+            host = r.cell.param.get("host")
+            if r.ok and host in hosts:
+                by_cell.setdefault(r.cell.with_param("host", None), {})[host] = r
+        tests = differ = 0
+        for there in by_cell.values():
+            for metric in next(iter(there.values())).metrics.values():
+                if metric.kind != "samples":
+                    continue
+                medians = [
+                    [float(np.median(v)) for v in r.metrics[metric.name].groups]
+                    for r in there.values()
+                    if metric.name in r.metrics
+                ]
+                medians = [m for m in medians if len(m) >= 2]
+                if len(medians) < 2 or len({x for m in medians for x in m}) < 2:
+                    continue
+                tests += 1
+                differ += int(kruskal(*medians).pvalue < HostClass.ALPHA)
+        p = binomtest(differ, tests, HostClass.ALPHA, alternative="greater").pvalue if tests else 1
+        checks.append(HostClass(name, hosts, tests, differ, float(p)))
+    return checks
 
 
 # -- formatting ------------------------------------------------------------------------

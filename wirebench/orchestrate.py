@@ -317,7 +317,8 @@ def make_plan(
     return Plan(profile.name, timeout or profile.timeout, tuple(entries))
 
 
-def start(store, req: Request, the_plan: Plan, command: str) -> int:
+def provenance(the_plan: Plan) -> dict:
+    """This machine's provenance of a plan: its code, drivers, builds and layouts."""
     suites_run = {registry.of(e.cell).name: registry.of(e.cell) for e in the_plan.entries}
     prov = env.provenance(the_plan.builds, suites_run.values(), the_plan.variants)
     if the_plan.library_variants:
@@ -325,7 +326,11 @@ def start(store, req: Request, the_plan: Plan, command: str) -> int:
             label: library_variants.describe(library_variants.Variant.from_json(spec))
             for label, spec in the_plan.library_variants.items()
         }
-    return store.create_run(req.profile, command, the_plan, prov)
+    return prov
+
+
+def start(store, req: Request, the_plan: Plan, command: str) -> int:
+    return store.create_run(req.profile, command, the_plan, provenance(the_plan))
 
 
 def resume(store, run_id: int) -> tuple[Plan, str | None]:
@@ -364,13 +369,24 @@ def execute(store, run_id: int, the_plan: Plan, progress, on_round=None, broken=
     """Runs what the plan still lacks, and the rounds adaptive repetition adds; the run's
     final status (complete, interrupted). `broken`: {driver: why} for drivers that did not
     build (a library variant), whose cells become error rows."""
-    identities = {
+    return runner.run_plan(
+        store,
+        run_id,
+        the_plan,
+        executables(the_plan),
+        progress,
+        identities(the_plan),
+        on_round,
+        broken,
+    )
+
+
+def identities(the_plan: Plan) -> runner.Identities:
+    """Who each executable of the plan must say it is in its results."""
+    return {
         exe: {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
         for (n, _, _), exe in executables(the_plan).items()
     }
-    return runner.run_plan(
-        store, run_id, the_plan, executables(the_plan), progress, identities, on_round, broken
-    )
 
 
 def build_report(store, run_id: int | None, compare=None, against=None) -> report.Report:

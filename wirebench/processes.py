@@ -69,8 +69,15 @@ def stack_pad(seed: int) -> int:
     return random.Random(seed).randrange(0, 1 << 16, 16)
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _no_randomisation() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     current = libc.personality(0xFFFFFFFF)  # this value queries, it sets nothing
     if current == -1 or libc.personality(current | ADDR_NO_RANDOMIZE) == -1:
         raise OSError(ctypes.get_errno(), "personality(ADDR_NO_RANDOMIZE) failed")
@@ -108,6 +115,9 @@ class Child:
             env[STACK_PAD] = "x" * stack_pad(address_seed)
 
         def pin():
+            # Dies with the harness (or the worker thread that started it), whatever
+            # killed that: no orphan measuring beside the next process.
+            _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if cpus:
                 os.sched_setaffinity(0, cpus)
             if memory_limit:

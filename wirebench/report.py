@@ -92,6 +92,10 @@ def build(
             # number yet (or when the run has no C++).
             if against:
                 raise
+    hosts = store.hosts(run_id)
+    tables += model.host_tables(results, hosts)
+    fleet = model.fleet_table(store.plan(run_id), store.mean_walls(run_id)) if hosts else None
+    tables += [fleet] if fleet else []
     tables += build_tables(results, floors)
     tables += instruction_tables(results)
     tables += variance_tables(results)
@@ -103,19 +107,32 @@ def build(
     # A suite's own tables set numbers side by side: one set of tables per build, each
     # titled with its build (untitled for a run stored before builds were recorded).
     for suite in registry.SUITES.values():
-        for build, same in model.per_build([r for r in results if is_timed(r)]):
+        for build, host, same in model.per_build_and_host([r for r in results if is_timed(r)]):
             mine = [r for r in same if r.cell.suite == suite.name]
             if not mine:
                 continue
             for t in suite.tables(mine, {"all": same, "provenance": provenance}):
-                title = f"{t.title} [build {build}]" if build else t.title
+                title = t.title + "".join(
+                    f" [{k} {v}]" for k, v in (("build", build), ("host", host)) if v
+                )
                 tables.append(dataclasses.replace(t, title=title, suite=suite.name))
         if suite.reading and any(r.cell.suite == suite.name for r in results):
             readings.append(suite.reading)
 
+    # The processes of each cell (a distributed run's: on its host).
+    where = {
+        r.cell: {i for m in r.metrics.values() for i in (*m.rounds, *m.histograms)} for r in results
+    }
+
     def processes(cell: Cell) -> list[tuple[int, dict]]:
-        rows = store.processes(run_id, cell.key)
-        return [(p["rep"], json.loads(p["result"])["client"]) for p in rows if p["status"] == "ok"]
+        # A distributed run's cell per host: the stored cell's processes on that host.
+        mine = where.get(cell) if "host" in cell.param else None
+        rows = store.processes(run_id, cell.with_param("host", None).key)
+        return [
+            (p["rep"], json.loads(p["result"])["client"])
+            for p in rows
+            if p["status"] == "ok" and (mine is None or p["rep"] in mine)
+        ]
 
     # Charts draw times: a run that only counted instructions has none to draw.
     timed = [r for r in results if is_timed(r)] if attachments else []

@@ -40,6 +40,7 @@ class Outcome:
     pids: list[int] = field(default_factory=list)
     layout: int = 0  # the layout variant of the client's (or local process's) driver
     server_layout: int | None = None  # and of the server's (pipe cells)
+    host: str | None = None  # the worker's machine, in a distributed run
 
     @property
     def ok(self) -> bool:

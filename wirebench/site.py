@@ -67,6 +67,27 @@ def _runs(store) -> list[dict]:
     return out
 
 
+def _fleet_table(store) -> model.Table | None:
+    """Every distributed run's progress, by worker: its units done, leased, with failed
+    processes and redone (running runs too: the site is where a fleet is watched)."""
+    rows = []
+    for row in store.runs():
+        if "distributed" not in json.loads(row["provenance"]):
+            continue
+        progress = store.unit_progress(row["id"])
+        for host, c in sorted(progress["workers"].items()):
+            counts = [str(c[k]) for k in ("done", "leased", "failed", "redone")]
+            rows.append([str(row["id"]), row["status"], host, *counts])
+        rows.append([str(row["id"]), row["status"], "(queued)", str(progress["queued"]), *[""] * 3])
+    if not rows:
+        return None
+    return model.Table(
+        "Distributed runs: each worker's units of work",
+        ["run", "status", "worker", "done", "leased", "with failed processes", "redone"],
+        rows,
+    )
+
+
 def history(store, runs: list[dict]) -> dict[str, dict[str, list[Point]]]:
     """suite -> cell key -> its points, one per run that measured it (its compared
     metric: the suite's first timed one)."""
@@ -188,6 +209,10 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
             for r in runs
         ],
     )
+    tables = [html._table(table)]
+    fleet = _fleet_table(store)
+    if fleet:
+        tables.append(html._table(fleet))
     index = out_dir / "index.html"
     index.write_text(
         page.render(
@@ -208,7 +233,7 @@ def write(store, out_dir: Path, by: str = "date") -> list[Path]:
                 "Every finished run of the store. Each run's report is linked above; each "
                 "suite's history page draws every cell measured in two runs or more."
             ],
-            tables=[html._table(table)],
+            tables=tables,
             charts=[],
             logs=[],
             lists=[],

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .cells import Plan
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 LOCK_WAIT_S = 60.0
 
 
@@ -45,7 +45,31 @@ def is_database_error(e: BaseException) -> bool:
     return isinstance(e, sqlite3.Error) or (psycopg is not None and isinstance(e, psycopg.Error))
 
 
-SCHEMA = """
+# A distributed run's units of work (distributed.py) and the machines that worked it.
+DISTRIBUTED_SCHEMA = """
+CREATE TABLE units (
+    run_id INTEGER NOT NULL,
+    unit INTEGER NOT NULL,             -- its index in Plan.units
+    label TEXT NOT NULL,               -- the round and the comparison group it measures
+    status TEXT NOT NULL,              -- queued | leased | done
+    host TEXT,                         -- the worker that leased or did it last
+    attempts INTEGER NOT NULL,         -- leases taken: more than 1 is work redone
+    failed INTEGER NOT NULL,           -- its processes that failed their checks
+    leased TEXT, finished TEXT,
+    PRIMARY KEY (run_id, unit)
+);
+CREATE TABLE hosts (
+    run_id INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    hw_class TEXT,                     -- hosts the fleet declares identical share one
+    provenance TEXT NOT NULL,          -- JSON: as the run's, of this machine
+    joined TEXT NOT NULL,
+    PRIMARY KEY (run_id, host)
+);
+"""
+
+SCHEMA = (
+    """
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     started TEXT NOT NULL,
@@ -90,6 +114,7 @@ CREATE TABLE processes (
     other_load REAL,                   -- other programs' CPU use while it ran, in CPUs
     layout INTEGER,                    -- the layout variant its driver ran (plan.layouts)
     server_layout INTEGER,             -- and the server's, for a pipe cell
+    host TEXT,                         -- the worker's machine (distributed runs only)
     PRIMARY KEY (run_id, key, rep)
 );
 CREATE TABLE metrics (
@@ -104,6 +129,8 @@ CREATE TABLE metrics (
     PRIMARY KEY (run_id, key, rep, name)
 );
 """
+    + DISTRIBUTED_SCHEMA
+)
 
 
 def _migrate_1_to_2(db: sqlite3.Connection) -> None:
@@ -165,7 +192,21 @@ def _migrate_4_to_5(db: sqlite3.Connection) -> None:
     db.execute("UPDATE processes SET layout = 0")
 
 
-MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
+def _migrate_5_to_6(db) -> None:
+    """Version 6 has distributed runs: each process's host (NULL: the run's own machine)
+    and the runs' units of work and hosts. Plain SQL: a PostgreSQL store migrates too."""
+    db.execute("ALTER TABLE processes ADD COLUMN host TEXT")
+    for statement in _statements(DISTRIBUTED_SCHEMA):
+        db.execute(statement)
+
+
+MIGRATIONS = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+    3: _migrate_3_to_4,
+    4: _migrate_4_to_5,
+    5: _migrate_5_to_6,
+}
 
 
 def _now() -> str:
@@ -339,7 +380,10 @@ class Store:
                 for statement in self.db.schema():
                     self.db.execute(statement)
             elif isinstance(self.db, _Postgres):
-                raise StoreError(f"{self.name} has tables but no wirebench schema version")
+                if version < 5:  # a PostgreSQL store began at version 5
+                    raise StoreError(f"{self.name} has tables but no wirebench schema version")
+                for v in range(version, SCHEMA_VERSION):
+                    MIGRATIONS[v](self.db)
             else:
                 # Version 0 with tables is the first schema, which had no version number.
                 version = max(version, 1)
@@ -442,7 +486,8 @@ class Store:
             self.db.execute(
                 "INSERT INTO processes (run_id, key, rep, status, error, wall_ns, "
                 "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load, "
-                "layout, server_layout) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "layout, server_layout, host) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     key,
@@ -460,6 +505,7 @@ class Store:
                     outcome.other_load,
                     outcome.layout,
                     outcome.server_layout,
+                    outcome.host,
                 ),
             )
             self.db.execute(
@@ -493,6 +539,17 @@ class Store:
         out: dict[str, dict[int, int]] = {}
         for r in rows:
             out.setdefault(r["key"], {})[r["rep"]] = r["layout"]
+        return out
+
+    def process_hosts(self, run_id: int) -> dict[str, dict[int, str]]:
+        """The host each process of a distributed run ran on: key -> rep -> host."""
+        rows = self.db.execute(
+            "SELECT key, rep, host FROM processes WHERE run_id = ? AND host IS NOT NULL",
+            (run_id,),
+        )
+        out: dict[str, dict[int, str]] = {}
+        for r in rows:
+            out.setdefault(r["key"], {})[r["rep"]] = r["host"]
         return out
 
     def mean_walls(self, run_id: int) -> dict[str, float]:
@@ -537,6 +594,103 @@ class Store:
     def cells(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM cells WHERE run_id = ?", (run_id,)).fetchall()
 
+    # -- distributed runs (distributed.py) ------------------------------------------------
+    def set_provenance(self, run_id: int, provenance: dict) -> None:
+        self.db.execute(
+            "UPDATE runs SET provenance = ? WHERE id = ?", (json.dumps(provenance), run_id)
+        )
+
+    def add_units(self, run_id: int, labels: list[str]) -> None:
+        self.db.executemany(
+            "INSERT INTO units (run_id, unit, label, status, attempts, failed) "
+            "VALUES (?, ?, ?, 'queued', 0, 0)",
+            [(run_id, i, label) for i, label in enumerate(labels)],
+        )
+
+    def open_distributed_runs(self) -> list:
+        """The runs with units not yet done, oldest first."""
+        return self.db.execute(
+            "SELECT * FROM runs r WHERE EXISTS (SELECT 1 FROM units u WHERE u.run_id = r.id "
+            "AND u.status <> 'done') ORDER BY r.id"
+        ).fetchall()
+
+    def add_host(self, run_id: int, host: str, hw_class: str | None, provenance: dict) -> None:
+        """A worker's machine joins a run (again: its latest provenance)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM hosts WHERE run_id = ? AND host = ?", (run_id, host))
+            self.db.execute(
+                "INSERT INTO hosts VALUES (?, ?, ?, ?, ?)",
+                (run_id, host, hw_class, json.dumps(provenance), _now()),
+            )
+
+    def hosts(self, run_id: int) -> list:
+        return self.db.execute(
+            "SELECT * FROM hosts WHERE run_id = ? ORDER BY host", (run_id,)
+        ).fetchall()
+
+    def lease_unit(self, run_id: int, unit: int, host: str) -> None:
+        self.db.execute(
+            "UPDATE units SET status = 'leased', host = ?, attempts = attempts + 1, leased = ? "
+            "WHERE run_id = ? AND unit = ?",
+            (host, _now(), run_id, unit),
+        )
+
+    def requeue_unit(self, run_id: int, unit: int) -> None:
+        self.db.execute(
+            "UPDATE units SET status = 'queued' WHERE run_id = ? AND unit = ? "
+            "AND status = 'leased'",
+            (run_id, unit),
+        )
+
+    def finish_unit(self, run_id: int, unit: int, failed: int) -> None:
+        self.db.execute(
+            "UPDATE units SET status = 'done', failed = ?, finished = ? "
+            "WHERE run_id = ? AND unit = ?",
+            (failed, _now(), run_id, unit),
+        )
+
+    def units(self, run_id: int) -> list:
+        return self.db.execute(
+            "SELECT * FROM units WHERE run_id = ? ORDER BY unit", (run_id,)
+        ).fetchall()
+
+    def unit_progress(self, run_id: int) -> dict:
+        """A distributed run's units by the worker that did or holds each ({host: {done,
+        leased, failed (units with a failed process), redone (taken more than once)}}), and
+        how many wait in the queue."""
+        workers: dict[str, dict[str, int]] = {}
+        queued = 0
+        for u in self.units(run_id):
+            if u["status"] == "queued":
+                queued += 1
+                continue
+            w = workers.setdefault(
+                u["host"], dict.fromkeys(("done", "leased", "failed", "redone"), 0)
+            )
+            w[u["status"]] += 1
+            w["failed"] += u["failed"] > 0
+            w["redone"] += u["attempts"] > 1
+        return {"workers": workers, "queued": queued}
+
+    def units_left(self, run_id: int) -> int:
+        return self._count(
+            "SELECT COUNT(*) AS n FROM units WHERE run_id = ? AND status <> 'done'", run_id
+        )
+
+    def units_queued(self, run_id: int) -> int:
+        return self._count(
+            "SELECT COUNT(*) AS n FROM units WHERE run_id = ? AND status = 'queued'", run_id
+        )
+
+    def cell_failed(self, run_id: int, key: str) -> bool:
+        row = self.db.execute(
+            "SELECT status FROM cells WHERE run_id = ? AND key = ?", (run_id, key)
+        ).fetchone()
+        return row is not None and row["status"] == "error"
+
+    def _count(self, sql: str, *params) -> int:
+        return int(self.db.execute(sql, params).fetchone()["n"])
+
 
 # -- merging stores ----------------------------------------------------------------------
 
@@ -557,6 +711,7 @@ PROCESS_FIELDS = [
     "other_load",
     "layout",
     "server_layout",
+    "host",
 ]
 PROCESS_COLUMNS = ", ".join(PROCESS_FIELDS)
 
@@ -616,6 +771,7 @@ def merge(source: Store, dest: Store) -> list[tuple[int, int, bool, int, int]]:
                 ],
             )
             cells = _merge_cells(source, dest, src, run_id, new, have)
+            _merge_fleet(source, dest, src, run_id)
             if not new and run["status"] == "complete":
                 dest.db.execute(
                     "UPDATE runs SET status = ?, finished = ?, plan = ? WHERE id = ?",
@@ -663,6 +819,35 @@ def _merge_cells(source: Store, dest: Store, src: int, run_id: int, new: bool, h
             )
             changed += 1
     return changed
+
+
+def _merge_fleet(source: Store, dest: Store, src: int, run_id: int) -> None:
+    """A distributed run's hosts and units that dest lacks, and the units the source has
+    done and dest has not."""
+    hosts = {h["host"] for h in dest.hosts(run_id)}
+    dest.db.executemany(
+        "INSERT INTO hosts VALUES (?, ?, ?, ?, ?)",
+        [
+            (run_id, h["host"], h["hw_class"], h["provenance"], h["joined"])
+            for h in source.hosts(src)
+            if h["host"] not in hosts
+        ],
+    )
+    ours = {u["unit"]: u for u in dest.units(run_id)}
+    cols = ("label", "status", "host", "attempts", "failed", "leased", "finished")
+    for u in source.units(src):
+        if u["unit"] not in ours:
+            dest.db.execute(
+                f"INSERT INTO units (run_id, unit, {', '.join(cols)}) VALUES "
+                f"({', '.join('?' * (len(cols) + 2))})",
+                (run_id, u["unit"], *(u[c] for c in cols)),
+            )
+        elif u["status"] == "done" and ours[u["unit"]]["status"] != "done":
+            dest.db.execute(
+                f"UPDATE units SET {', '.join(f'{c} = ?' for c in cols)} "
+                "WHERE run_id = ? AND unit = ?",
+                (*(u[c] for c in cols), run_id, u["unit"]),
+            )
 
 
 def _statements(script: str) -> list[str]:
