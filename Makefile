@@ -70,7 +70,7 @@ fuzz-long: build fuzz-build
 # Every driver is built by then: a test of a missing one fails instead of skipping. Two
 # pytest workers, a test file each at a time (tests/conftest.py starts the longest first).
 test-harness: lint
-	WIREBENCH_REQUIRE_DRIVERS=1 $(UV) run pytest -q -n 2 --dist loadfile
+	WIREBENCH_REQUIRE_DRIVERS=1 $(UV) run pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 lint:
 	$(UV) run ruff check wirebench tests scripts drivers

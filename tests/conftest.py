@@ -39,7 +39,7 @@ LAUNCH = (
 
 # The test files that take longest, started first: `make test` runs two pytest workers,
 # a file each at a time, and they then finish together (pytest-xdist's --dist loadfile
-# hands out files in collection order).
+# --no-loadscope-reorder hands out files in collection order).
 LONGEST_FIRST = (
     "test_conformance.py",
     "test_ci_workflow.py",

@@ -219,3 +219,14 @@ def test_hosts_declared_identical_are_checked_as_an_aa_test():
     assert check.holds and check.tests == 1
     [check] = model.class_checks(apart, classes)
     assert not check.holds and check.differ == 1
+
+
+def test_resume_of_a_distributed_run_works_it_here(fake, postgres_url):
+    run_id = distribute(postgres_url)
+    r = invoke("run", "--resume", str(run_id), "--json", "--db", postgres_url)
+    assert r.exit_code == 0, r.output
+    assert "working it here as one of its workers" in r.output
+    store = Store(postgres_url)
+    assert store.run(run_id)["status"] == "complete"
+    assert {u["status"] for u in store.units(run_id)} == {"done"}
+    assert {h for *_, h in processes(postgres_url, run_id)} == {distributed.host_name()}

@@ -18,6 +18,8 @@ code anew in every process).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import filecmp
 import json
 import os
@@ -36,6 +38,9 @@ from .protocol import PROTOCOL
 # The native drivers' compilers and libraries: scripts/setup.sh lists and installs them
 # (one list: a library added there needs no second line here).
 APT_CPP = "scripts/setup.sh (the compilers and libraries it lists)"
+
+# The build locks this process holds (Driver._building).
+_HELD: set = set()
 
 
 class DriverError(RuntimeError):
@@ -303,10 +308,34 @@ class Driver:
                     absent.append(f"{lib} (library)")
         return absent
 
+    @contextlib.contextmanager
+    def _building(self):
+        """One build of the driver at a time, across processes (two runs started at once,
+        a fleet's worker beside a run, tests in parallel): otherwise both regenerate and
+        relink the same files under each other (go generate, ninja, Maven have no lock of
+        their own). Held once per process: a build within a build goes on."""
+        path = self.root / "build" / f"wirebench-{self.lang}-{self.toolchain}.lock"
+        if path in _HELD:
+            yield
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            _HELD.add(path)
+            try:
+                yield
+            finally:
+                _HELD.discard(path)
+                fcntl.flock(f, fcntl.LOCK_UN)
+
     def build_driver(self, log, build: str = DEFAULT_BUILD, ran: set | None = None) -> None:
         """Runs the build's commands. `ran` holds the commands already run by this
         invocation (for several builds at once): one that is there is not run again, so
         that Go's tuned build does not redo the stock one nor Java's the jar."""
+        with self._building():
+            self._build_driver(log, build, ran)
+
+    def _build_driver(self, log, build: str, ran: set | None) -> None:
         ran = set() if ran is None else ran
         absent = self.missing()
         if absent:
@@ -367,6 +396,10 @@ class Driver:
         """Makes variants 1..k-1 of the build, current with variant 0 (built first, as
         build_driver does: `ran` is its). Cheap when they are: every recipe is a build
         system's target (ninja, make, cargo, go's cache)."""
+        with self._building():
+            self._build_variants(log, build, k, ran)
+
+    def _build_variants(self, log, build: str, k: int, ran: set | None) -> None:
         relink = self._relink(build, 1 if k > 1 else 0)
         self.build_driver(log, build, ran)
         if k <= 1:
