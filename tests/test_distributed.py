@@ -131,7 +131,7 @@ def test_three_workers_finish_the_plan_as_one_machine_would(fake, postgres_url, 
 
 def _by_unit(store, run_id, stored):
     plan = store.plan(run_id)
-    units = plan.units(distributed._placeholders(plan))
+    units = plan.units()
     at = {(k, r): h for k, r, _, h in stored}
     return {
         label: [(t.cell.key, rep, at[t.cell.key, rep]) for rep, t, _ in tasks]

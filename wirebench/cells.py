@@ -282,11 +282,13 @@ class Plan:
         """
         return [t for _, unit in self.units(executables) for t in unit]
 
-    def units(self, executables) -> list[tuple[str, list[tuple[int, Task, bool]]]]:
+    def units(self, executables=None) -> list[tuple[str, list[tuple[int, Task, bool]]]]:
         """The processes of `tasks`, in its order, cut into units of work: each comparison
         group of each round (the cells a ratio compares, back to back), and each
         instruction count alone; (a label, its tasks) each. A distributed run's workers
-        take whole units, so that no ratio is measured across two machines."""
+        take whole units, so that no ratio is measured across two machines. Without
+        `executables`, the tasks name none (for their cells and rounds only)."""
+        executables = executables or dict.fromkeys(self.variants, Path())
         units = []
 
         def task(e: PlanEntry, measure: str, rep: int) -> Task:

@@ -7,7 +7,7 @@ as jobs of procrastinate, a task queue kept in the store's own PostgreSQL databa
 single-machine run does, and stores each the moment it finishes, with its host.
 
 Delivery: procrastinate hands a job to one worker and marks it `doing`; the worker beats
-its heart every LEASE/3 seconds. A worker that dies (killed, its machine down) stops
+its heart every LEASE/4 seconds. A worker that dies (killed, its machine down) stops
 beating, and after LEASE seconds the next worker to look puts its unit back in the queue.
 Redoing a unit runs only the processes it lacks (a stored process is never run again), so
 every process is stored exactly once however often its unit is handed out.
@@ -97,7 +97,7 @@ def check_request(db: str, plan: Plan) -> None:
 def enqueue(store: Store, url: str, run_id: int, plan: Plan, lease: float) -> int:
     """Marks the run distributed and puts every unit of its plan in the queue; the number
     of units."""
-    units = plan.units(_placeholders(plan))
+    units = plan.units()
     install_queue(url)
     row = store.run(run_id)
     prov = json.loads(row["provenance"])
@@ -110,11 +110,6 @@ def enqueue(store: Store, url: str, run_id: int, plan: Plan, lease: float) -> in
             *({"run_id": run_id, "unit": i} for i in range(len(units)))
         )
     return len(units)
-
-
-def _placeholders(plan: Plan) -> dict:
-    """Plan.units needs executables only to fill tasks; the labels need none."""
-    return {v: Path("-") for v in plan.variants}
 
 
 def is_distributed(provenance: dict) -> bool:
@@ -170,7 +165,7 @@ class Worker:
     """One machine's worker: its store, its name, and what it has checked of each run."""
 
     url: str
-    host: str = field(default_factory=lambda: host_name())
+    host: str = field(default_factory=host_name)
     hw_class: str | None = None
     only: set[int] | None = None  # the runs it may work (None: every run)
     locked: bool = True  # False: measure without the machine lock (a test, which says so)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import filecmp
+import hashlib
 import json
 import os
 import re
@@ -314,7 +315,10 @@ class Driver:
         a fleet's worker beside a run, tests in parallel): otherwise both regenerate and
         relink the same files under each other (go generate, ninja, Maven have no lock of
         their own). Held once per process: a build within a build goes on."""
-        path = self.root / "build" / f"wirebench-{self.lang}-{self.toolchain}.lock"
+        tree = hashlib.sha1(str(self.root).encode()).hexdigest()[:12]
+        # In the checkout's build/, never in the driver's tree: a revision's tree must not
+        # exist before `git worktree add` makes it.
+        path = ROOT / "build" / "locks" / f"{self.lang}-{tree}.lock"
         if path in _HELD:
             yield
             return

@@ -305,11 +305,7 @@ def fleet_table(plan: Plan, walls: dict[str, float]) -> Table | None:
     """How a fleet's wall time scales, from the run's own process times (`walls`: each
     cell's mean seconds per process): a unit is the indivisible piece, so W workers
     take at least the larger of the total over W and the longest unit."""
-    placeholders = {v: None for v in plan.variants}
-    units = [
-        sum(walls.get(t.cell.key, 0.0) for _, t, _ in tasks)
-        for _, tasks in plan.units(placeholders)
-    ]
+    units = [sum(walls.get(t.cell.key, 0.0) for _, t, _ in tasks) for _, tasks in plan.units()]
     if not units or not any(units):
         return None
     total, longest = sum(units), max(units)
