@@ -9,8 +9,9 @@ single-machine run does, and stores each the moment it finishes, with its host.
 Delivery: procrastinate hands a job to one worker and marks it `doing`; the worker beats
 its heart every LEASE/4 seconds. A worker that dies (killed, its machine down) stops
 beating, and after LEASE seconds the next worker to look puts its unit back in the queue.
-Redoing a unit runs only the processes it lacks (a stored process is never run again), so
-every process is stored exactly once however often its unit is handed out.
+A unit redone runs whole on its new machine, replacing what the dead worker stored of it
+(a comparison group of a round is never split across machines), so every process is
+stored exactly once however often its unit is handed out.
 
 A worker measures only while it holds the machine's lock (MACHINE_LOCK), so two workers on
 one machine never measure at once, and it refuses a run whose drivers differ from its own
@@ -245,10 +246,15 @@ class Worker:
         self.say(f"worker {self.host}: run {run_id} unit {unit + 1}, {label}")
         failed = 0
         with self._machine():
-            done = self.store.done_processes(run_id)
+            # A unit redone after its worker died runs whole here: what that worker
+            # stored of it is measured again (and replaced), so that no comparison
+            # group of a round is split across two machines.
+            where = self.store.process_hosts(run_id)
             for rep, task, _ in tasks:
                 key = task.cell.key
-                if (key, rep) in done or self.store.cell_failed(run_id, key):
+                if where.get(key, {}).get(rep) == self.host:
+                    continue  # stored by this machine (its worker restarted)
+                if self.store.cell_failed(run_id, key):
                     continue
                 outcome = runner.execute(task, identities)
                 outcome.host = self.host
