@@ -107,8 +107,9 @@ def test_paired_ratio_pairs_rounds_not_positions():
     b = {0: [200.0], 2: [280.0]}
     q = stats.paired_ratio(a, b)
     assert q.low == q.high == 0.5
-    with pytest.raises(ValueError, match="rounds that both cells ran"):
-        stats.paired_ratio({0: [1.0]}, {1: [1.0]})
+    # Cells that share no round at all are compared unpaired (here: no interval).
+    q = stats.paired_ratio({0: [1.0]}, {1: [2.0]})
+    assert not q.paired and q.value == 0.5 and math.isnan(q.low)
 
 
 def test_paired_difference_is_the_mean_of_round_differences_with_a_t_interval():
@@ -275,3 +276,13 @@ def test_variance_splits_into_process_and_layout_parts():
         1: [[1.0], [4.0]],
         2: [[2.0], [5.0]],
     }
+
+
+def test_cells_that_share_no_rounds_are_compared_unpaired():
+    # A distributed run's cells of two comparison groups on one host: rounds 0 and 2 of
+    # one, 1 and 3 of the other (the other rounds ran on other hosts).
+    a = {0: [2.0, 2.1], 2: [2.2, 2.0]}
+    b = {1: [1.0, 1.1], 3: [1.1, 1.0]}
+    r = stats.paired_ratio(a, b)
+    assert not r.paired and 1.8 < r.value < 2.2 and r.low < r.value < r.high
+    assert stats.paired_ratio(a, {0: [1.0], 2: [1.0]}).paired

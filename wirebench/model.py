@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -265,7 +266,11 @@ def host_tables(results: list[CellResult], hosts: list) -> list[Table]:
             if m.kind != "samples" or len(summaries) < 2:
                 continue
             medians = [s.median for s in summaries]
-            low, high = min(s.low for s in summaries), max(s.high for s in summaries)
+            lows, highs = [s.low for s in summaries], [s.high for s in summaries]
+            if any(math.isnan(v) for v in lows + highs):
+                envelope = "- (too few processes on a host for its interval)"
+            else:
+                envelope = f"{fmt_value(min(lows), m.unit)}-{fmt_value(max(highs), m.unit)}"
             rows.append(
                 [
                     cell.key,
@@ -275,7 +280,7 @@ def host_tables(results: list[CellResult], hosts: list) -> list[Table]:
                         for r, s in zip(there, summaries, strict=True)
                     ),
                     fmt_value(float(np.median(medians)), m.unit),
-                    f"{fmt_value(low, m.unit)}-{fmt_value(high, m.unit)}",
+                    envelope,
                     f"{max(medians) / min(medians):.2f}x" if min(medians) > 0 else "-",
                 ]
             )

@@ -228,8 +228,22 @@ def paired_ratio(
     """A/B of two cells of ONE run, paired by round (a round one lacks leaves its
     partner out): the geometric mean over rounds of the ratio of the two processes'
     medians, with its 95% t interval (none from a single round). `pilot`: the rounds a
-    second stage was sized from (adaptive.py), None: the rounds were fixed in advance."""
+    second stage was sized from (adaptive.py), None: the rounds were fixed in advance.
+
+    Two cells that share too few rounds to pair (a distributed run's cells of two
+    comparison groups on one host: their rounds went to other hosts in turn) are compared
+    unpaired, by Welch's interval, as two runs are."""
+    if _too_few_shared(a, b):
+        return process_log_ratio(a, b, paired=False).ratio()[0]
     return _mean_log(_round_logs(a, b, "a paired ratio"), pilot).ratio()[0]
+
+
+def _too_few_shared(a: dict[int, list[float]], b: dict[int, list[float]]) -> bool:
+    """Whether two cells share fewer rounds than pairing needs: none, or one where both
+    have more."""
+    ran_a = {r for r, v in a.items() if len(v)}
+    ran_b = {r for r, v in b.items() if len(v)}
+    return len(ran_a & ran_b) < min(2, len(ran_a), len(ran_b))
 
 
 @dataclass(frozen=True)
