@@ -99,14 +99,16 @@ def per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellResu
     ]
 
 
+def per_host(results: list[CellResult]) -> list[tuple[str | None, list[CellResult]]]:
+    """The results split by host (a distributed run's; None: the run's own machine)."""
+    hosts = sorted({r.cell.param.get("host") for r in results}, key=lambda h: h or "")
+    return [(h, [r for r in results if r.cell.param.get("host") == h]) for h in hosts]
+
+
 def per_build_and_host(results: list[CellResult]) -> list[tuple[str | None, str | None, list]]:
     """per_build, each part split by host (a distributed run's; None: the run's machine):
     no table sets two builds, or two hosts, side by side."""
-    out = []
-    for build, same in per_build(results):
-        hosts = sorted({r.cell.param.get("host") for r in same}, key=lambda h: h or "")
-        out += [(build, h, [r for r in same if r.cell.param.get("host") == h]) for h in hosts]
-    return out
+    return [(b, h, mine) for b, same in per_build(results) for h, mine in per_host(same)]
 
 
 def load(store, run_id: int) -> list[CellResult]:

@@ -76,17 +76,24 @@ def build(
     tables = compare_tables(results, *compare) if compare else []
     files: dict[str, bytes] = {}
     in_headline: set[str] = set()
-    if against or len(single_langs(results)) > 1:
+    # A distributed run's headline once per host (model.per_host): no ratio, and no
+    # geometric mean of them, spans two machines.
+    for host, mine in model.per_host(results):
+        if not (against or len(single_langs(mine)) > 1):
+            continue
+        suffix = f" [host {host}]" if host else ""
         base = against or headline.BASELINE
-        tables += headline_tables(results, base)
-        overall = headline.headline_ratios(results, base, overall_only=True)
+        tables += _titled(headline_tables(mine, base), suffix)
+        overall = headline.headline_ratios(mine, base, overall_only=True)
         for h in overall:
             in_headline |= h.keys
-        chart = headline_chart(overall, base) if attachments else None
+        chart = (
+            headline_chart(overall, base) if attachments and "headline.svg" not in files else None
+        )
         if chart:
-            files["headline.svg"] = chart  # html.HEADLINE_CHART
+            files["headline.svg"] = chart  # html.HEADLINE_CHART (a fleet's: its first host)
         try:
-            tables += against_tables(results, base)
+            tables += _titled(against_tables(mine, base), suffix)
         except CompareError:
             # Asked for, it must exist; by default, not while no baseline cell has a
             # number yet (or when the run has no C++).
@@ -158,6 +165,10 @@ def build(
         attachments=files,
         in_headline=frozenset(in_headline),
     )
+
+
+def _titled(tables: list[Table], suffix: str) -> list[Table]:
+    return [dataclasses.replace(t, title=t.title + suffix) for t in tables] if suffix else tables
 
 
 def header_lines(rep: Report) -> list[str]:
