@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import os
 import platform
@@ -32,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import orchestrate, runner
+from . import orchestrate, paths, runner
 from .cells import Plan
 from .store import Store, display_name, is_database_error, is_url
 
@@ -174,7 +173,7 @@ class Worker:
     # Builds what the plan needs and this machine lacks: {driver: why it did not build}.
     prepare: Callable[[Plan], dict[str, str]] = lambda plan: {}
     store: Store | None = None
-    # run id -> (plan, executables, identities, processes expected per cell key)
+    # run id -> (plan, its units of work, identities, processes expected per cell key)
     plans: dict = field(default_factory=dict)
     refused: dict = field(default_factory=dict)  # run id -> why
     units_done: int = 0
@@ -234,14 +233,14 @@ class Worker:
             return "its drivers differ from this machine's: " + "; ".join(diff)
         self.store.add_host(run_id, self.host, self.hw_class, mine)
         expected = {e.cell.key: e.processes for e in plan.entries}
-        exes = orchestrate.executables(plan)
-        self.plans[run_id] = (plan, exes, orchestrate.identities(plan), expected)
+        units = plan.units(orchestrate.executables(plan))
+        self.plans[run_id] = (plan, units, orchestrate.identities(plan), expected)
         return None
 
     def do(self, run_id: int, unit: int) -> None:
         """Runs one unit: each of its processes not yet stored, under the machine lock."""
-        plan, exes, identities, expected = self.plans[run_id]
-        label, tasks = plan.units(exes)[unit]
+        plan, units, identities, expected = self.plans[run_id]
+        label, tasks = units[unit]
         self.store.lease_unit(run_id, unit, self.host)
         self.say(f"worker {self.host}: run {run_id} unit {unit + 1}, {label}")
         failed = 0
@@ -269,17 +268,8 @@ class Worker:
             self.store.set_run_status(run_id, "complete")
             self.say(f"worker {self.host}: run {run_id} complete")
 
-    @contextlib.contextmanager
     def _machine(self):
-        if not self.locked:
-            yield
-            return
-        with open(MACHINE_LOCK, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+        return paths.locked(MACHINE_LOCK) if self.locked else contextlib.nullcontext()
 
     def requeue_stalled(self, runs: list[dict]) -> int:
         """Puts back the units of workers whose heartbeat stopped over a lease ago."""

@@ -19,7 +19,6 @@ code anew in every process).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import filecmp
 import hashlib
 import json
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from . import pgo
+from . import paths, pgo
 from .cells import DEFAULT_BUILD
 from .paths import ROOT
 from .protocol import PROTOCOL
@@ -322,15 +321,12 @@ class Driver:
         if path in _HELD:
             yield
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+        with paths.locked(path):
             _HELD.add(path)
             try:
                 yield
             finally:
                 _HELD.discard(path)
-                fcntl.flock(f, fcntl.LOCK_UN)
 
     def build_driver(self, log, build: str = DEFAULT_BUILD, ran: set | None = None) -> None:
         """Runs the build's commands. `ran` holds the commands already run by this

@@ -6,6 +6,8 @@ wirebench.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout (drivers/, docs/, results/)
@@ -30,3 +32,16 @@ def mount_of(path: Path) -> dict:
         if (p == Path(mount) or Path(mount) in p.parents) and len(mount) >= len(best["mount"]):
             best = {"mount": mount, "fs": fs, "device": device}
     return best
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    """An exclusive lock on a file, across processes (flock: the kernel drops it with the
+    process that held it, however that process died)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
