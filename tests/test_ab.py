@@ -106,3 +106,18 @@ def test_a_resumed_ab_run_keeps_its_sides(monkeypatch, tmp_path):
         cli.main, ["run", "--resume", "1", "--no-report", "--db", str(tmp_path / "w.db")]
     )
     assert "build=tuned (B) against committed (A)" in again.stdout
+
+
+def test_an_ab_run_gives_every_round_a_layout_of_its_own():
+    """Its two sides are two binaries whose variant k moves each its own way: rounds that
+    shared a variant would be one measurement of the layouts, not several (stats.py). An
+    explicit --layouts stays as given; the JVM has no variants."""
+    from wirebench import orchestrate
+
+    names = ["cpp", "rust", "java"]
+    req = orchestrate.Request(filters={}, profile="quick", ab=("build=tuned",))
+    assert orchestrate.layouts(req, names, 18) == {"cpp": 18, "rust": 18}
+    fixed = orchestrate.Request(filters={}, profile="quick", ab=("build=tuned",), layouts=6)
+    assert orchestrate.layouts(fixed, names, 18) == {"cpp": 6, "rust": 6}
+    plain = orchestrate.Request(filters={}, profile="quick")  # as every run by default
+    assert orchestrate.layouts(plain, names, 18) == {"cpp": 18, "rust": 18}

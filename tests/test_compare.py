@@ -23,18 +23,30 @@ def cell(lang="cpp", lib="capnp", case="eval"):
 
 
 def add_run(
-    store, cells: dict[Cell, float | str], reps=5, seed=1, instructions=None, spread=0.0
+    store,
+    cells: dict[Cell, float | str],
+    reps=5,
+    seed=1,
+    instructions=None,
+    spread=0.0,
+    layouts=None,
+    layout_spread=0.0,
 ) -> int:
     """A run of the given cells: each with `reps` processes of 3 samples near its time (ns
     per iteration, ±0.5%; each process off by a factor of sd `spread`), or failed with
-    the given error."""
+    the given error. `layouts`: K per driver (Plan.layouts), each variant of a cell off
+    by a factor of sd `layout_spread`."""
     rng = np.random.default_rng(seed)
-    plan = Plan("quick", 1, tuple(PlanEntry(c, 10, 3, 1, reps) for c in cells))
+    plan = Plan(
+        "quick", 1, tuple(PlanEntry(c, 10, 3, 1, reps) for c in cells), layouts=layouts or {}
+    )
     run_id = store.create_run("quick", "wirebench run", plan, PROV)
     for c, t in cells.items():
+        by_layout = 1 + rng.normal(0, layout_spread, reps) if layout_spread else np.ones(reps)
         for rep in range(reps):
             failed = isinstance(t, str)
-            t_process = 0 if failed else t * (1 + rng.normal(0, spread))
+            layout = plan.layout(c.driver_id, rep)
+            t_process = 0 if failed else t * by_layout[layout] * (1 + rng.normal(0, spread))
             values = (
                 ()
                 if failed
@@ -54,6 +66,7 @@ def add_run(
                 user_ns=1,
                 sys_ns=1,
                 max_rss_kb=1,
+                layout=layout,
             )
             store.add_process(run_id, c.key, rep, outcome)
         runner.finish_cell(store, run_id, c)
@@ -197,6 +210,42 @@ def test_two_drivers_within_one_run_are_paired(db):
     assert r.exit_code == 2 and "--between takes two drivers (cpp, go, rust)" in r.output
 
 
+def test_rounds_of_one_layout_variant_count_once_and_the_line_says_what_the_verdict_calls(db):
+    """Twelve rounds over three layout variants of each driver: a cell's interval rests on
+    three layouts (what the report's model labels each round with), not twelve rounds.
+    The comparison says what its verdict can call: a change of one cell alone, beyond
+    the threshold, at the p that q < alpha over its comparisons asks."""
+    from wirebench import stats
+
+    store = Store(db)
+    cells = {
+        cell(lang=lang, lib=lib): t
+        for lang in ("cpp", "rust")
+        for lib, t in (("capnp", 300), ("protobuf", 500))
+    }
+    run_id = add_run(
+        store, cells, reps=12, spread=0.01, layouts={"cpp": 3, "rust": 3}, layout_spread=0.05
+    )
+    a, b = compare.within_sides(store, run_id, "cpp", "rust")
+    result = compare.compare(a, b, threshold=0.02)
+    assert len(result.rows) == 2
+    for row in result.rows:
+        key = next(k for k, r in a.results.items() if r.cell.key == row.cell)
+        ma, mb = a.results[key].metric("time"), b.results[key].metric("time")
+        assert ma.layouts[4] == (("cpp", "stock", 1),) and mb.layouts[4] == (("rust", "stock", 1),)
+        log = stats.process_log_ratio(mb.rounds, ma.rounds, True, layouts=(mb.layouts, ma.layouts))
+        assert log.df == 2  # three clusters
+        assert (row.ratio.low, row.ratio.high) == pytest.approx(
+            (log.ratio()[0].low, log.ratio()[0].high)
+        )
+        assert row.detectable == pytest.approx(stats.detectable(log, 0.0, 0.8, 0.02, 0.05, 2))
+    text = compare.markdown(result)
+    assert (
+        "The smallest change the verdict calls in a cell with 80% power (that cell alone "
+        "changed: beyond ±2%, and q < 0.05 over 2 comparisons, which asks p < 0.025 of it)"
+    ) in text
+
+
 def test_instruction_counts_are_compared_beside_the_time(db):
     store = Store(db)
     c = cell()
@@ -296,7 +345,7 @@ def test_a_comparison_in_one_table_says_what_it_called_and_could_see(db):
     result = compare.compare(compare.run_side(store, a), compare.run_side(store, b))
     table = compare.summary(result, "mode").splitlines()
     assert table[0].startswith("| mode | comparisons | slower | faster | no difference |")
-    # mode, comparisons, slower, faster, no difference, median B/A, called, sees
+    # mode, comparisons, slower, faster, no difference, median B/A, called, can call
     row = [c.strip() for c in table[2].strip("|").split("|")]
     assert row[:5] == [PARAMS["mode"], "2", "1", "0", "1"]
     assert row[6].startswith("1.2") and row[7].startswith("±")

@@ -157,18 +157,142 @@ def test_geomean_ratio_pairs_each_cell_by_its_own_rounds():
         stats.paired_geomean_ratio([({0: [1.0]}, {1: [1.0]})])
 
 
-def test_geomean_ratio_adds_the_cells_variances_with_satterthwaites_df():
-    rng = np.random.default_rng(3)
-    pairs = []
-    for n in (3, 6, 12):
-        d = rng.normal(0, 0.1, n)
-        pairs.append(({r: [np.exp(v)] for r, v in enumerate(d)}, {r: [1.0] for r in range(n)}))
-    log = stats.paired_geomean_log(pairs)
-    v = [np.var(np.log([a[r][0] for r in a]), ddof=1) / len(a) for a, _ in pairs]
-    assert log.se == pytest.approx(np.sqrt(sum(v)) / 3)
-    assert log.df == pytest.approx(
-        sum(v) ** 2 / sum(x**2 / (len(a) - 1) for x, (a, _) in zip(v, pairs, strict=True))
+def logs_of(d, rounds=None):
+    """Cells a and b of per-round log ratios d: a's process exp(d), b's 1."""
+    rounds = range(len(d)) if rounds is None else rounds
+    return {r: [float(np.exp(v))] for r, v in zip(rounds, d, strict=True)}, dict.fromkeys(
+        rounds, [1.0]
     )
+
+
+def test_a_round_per_cluster_is_students_interval():
+    d = np.array([0.1, -0.05, 0.02, 0.07, -0.01])
+    log = stats.process_log_ratio(*logs_of(d), paired=True)
+    assert log.value == pytest.approx(d.mean())
+    assert log.se == pytest.approx(np.std(d, ddof=1) / np.sqrt(5)) and log.df == 4
+
+
+def test_the_headline_takes_its_variance_from_the_per_round_means_over_the_cells():
+    # Three cells that share every round: the headline is the mean of the per-round
+    # means, and its interval Student's on them, whatever the cells' own spreads (cells
+    # that move together in a round count once; cells that cancel, as little).
+    rng = np.random.default_rng(3)
+    d = rng.normal(0, 0.1, (3, 8))
+    d[1] = -d[0] + rng.normal(0, 0.01, 8)  # a cell that moves against the first
+    log = stats.paired_geomean_log([logs_of(row) for row in d])
+    per_round = d.mean(axis=0)
+    assert log.value == pytest.approx(per_round.mean())
+    assert log.se == pytest.approx(np.std(per_round, ddof=1) / np.sqrt(8)) and log.df == 7
+
+
+def test_rounds_that_share_a_layout_are_one_cluster():
+    # 12 rounds over 4 layout variants of each side: the interval's unit is the variant,
+    # the mean of its rounds (the variance of those means / 4, on 3 degrees of freedom).
+    rng = np.random.default_rng(4)
+    d = rng.normal(0, 0.05, 4)[np.arange(12) % 4] + rng.normal(0, 0.02, 12)
+    a, b = logs_of(d)
+    la = {r: (("rust", "stock", r % 4),) for r in range(12)}
+    lb = {r: (("cpp", "stock", r % 4),) for r in range(12)}
+    log = stats.process_log_ratio(a, b, paired=True, layouts=(la, lb))
+    means = np.array([d[k::4].mean() for k in range(4)])
+    assert log.se == pytest.approx(np.std(means, ddof=1) / 2) and log.df == 3
+    q = stats.paired_ratio(a, b, layouts=(la, lb))
+    assert (q.low, q.high) == pytest.approx(
+        tuple(np.exp(d.mean() + np.array([-1, 1]) * t.ppf(0.975, 3) * log.se))
+    )
+    # Without layouts (a fresh one every round), the same rounds: 11 degrees of freedom.
+    assert stats.process_log_ratio(a, b, paired=True).df == 11
+    # The difference of two cells clusters the same way.
+    diff = stats.paired_difference(a, b, layouts=(la, lb))
+    diffs = np.exp(d) - 1
+    half = t.ppf(0.975, 3) * np.std([diffs[k::4].mean() for k in range(4)], ddof=1) / 2
+    assert (diff.low, diff.high) == pytest.approx((diffs.mean() - half, diffs.mean() + half))
+
+
+def test_clusters_join_rounds_that_share_any_binarys_variant():
+    # Side a rotates over 2 variants, side b over 3: rounds 0-5 share a's variant with
+    # the round two on and b's with the round three on, so all of them are one cluster;
+    # a side of one binary (no layouts: the JVM) joins nothing.
+    la = {r: (("rust", "stock", r % 2),) for r in range(6)}
+    lb = {r: (("go", "stock", r % 3),) for r in range(6)}
+    assert set(stats.round_clusters([list(range(6))], [(la, lb)]).values()) == {0}
+    assert stats.round_clusters([list(range(6))], [(la, {})]) == {r: r % 2 for r in range(6)}
+    assert stats.round_clusters([[0, 1, 2]], None) == {0: 0, 1: 1, 2: 2}
+    # Two cells of a headline: the round is a cluster across them, and a variant one
+    # cell's binary ran in rounds 0 and 2 joins them for the other cell too.
+    one = {r: (("rust", "stock", r % 2),) for r in (0, 2)}
+    assert stats.round_clusters([[0, 2], [1, 2, 3]], [(one, {}), ({}, {})]) == {
+        0: 0,
+        1: 1,
+        2: 0,
+        3: 2,
+    }
+
+
+def test_after_a_second_stage_over_the_pilots_layouts_the_interval_keeps_its_width():
+    # The pilot's six rounds ran six layouts and the second stage ran them again: its
+    # rounds cannot tell the layouts' variance from the processes', so the variance is the
+    # pilot's rounds' per layout, and more rounds of the same layouts do not narrow it.
+    d = np.array([0.1, -0.1, 0.12, -0.08, 0.05, -0.09] + [0.0] * 18)
+    a, b = logs_of(d)
+    lay = {r: (("cpp", "stock", r % 6),) for r in range(24)}
+    stein = stats.process_log_ratio(a, b, paired=True, pilot=6, layouts=(lay, {}))
+    assert stein.se == pytest.approx(np.std(d[:6], ddof=1) / np.sqrt(6)) and stein.df == 5
+    # A fresh layout every round: Stein's s / sqrt(n), s from the pilot.
+    fresh = stats.process_log_ratio(a, b, paired=True, pilot=6)
+    assert fresh.se == pytest.approx(np.std(d[:6], ddof=1) / np.sqrt(24)) and fresh.df == 5
+
+
+def test_a_headline_weighs_a_grown_cells_rounds_less():
+    # Cell 0 has 12 rounds, cell 1 the pilot's 6 (the second stage grew only cell 0);
+    # after the pilot rule each cell's rounds weigh 1 / (cells x its rounds).
+    rng = np.random.default_rng(9)
+    d0, d1 = rng.normal(0, 0.1, 12), rng.normal(0, 0.1, 6)
+    log = stats.paired_geomean_log([logs_of(d0), logs_of(d1)], pilot=6)
+    assert log.value == pytest.approx((d0.mean() + d1.mean()) / 2) and log.df == 5
+    # The pilot's rounds' covariance between the cells, weighed by the final design.
+    r0, r1 = d0[:6] - d0[:6].mean(), d1 - d1.mean()
+    per_round = [(r0 / 12 + r1 / 6) / 2] * 6 + [r0 / 12 / 2] * 6
+    var = sum((p**2).sum() for p in per_round) / 5
+    assert log.se == pytest.approx(np.sqrt(var))
+
+
+def test_the_smallest_change_is_what_the_verdict_calls():
+    # A lone t test's 80% power: about (t_0.975 + t_0.8) standard errors, the standard
+    # error taken up to its median's; the verdict's, beyond a threshold and over many
+    # cells (a change of one cell alone must reach p < alpha / cells), much more.
+    from scipy.stats import chi2
+
+    log = stats.LogRatio(0.0, 0.01, 5, True)
+    se = 0.01 * np.sqrt(5 / chi2.median(5))
+    lone = stats.detectable(log)
+    assert lone == pytest.approx(np.expm1((t.ppf(0.975, 5) + t.ppf(0.8, 5)) * se), rel=0.02)
+    verdict = stats.detectable(log, 0.0, 0.8, 0.02, 0.05, 40)
+    assert verdict > 2 * lone
+    assert stats.verdict_power(verdict, se, 5, 0.02, 0.05, 40) == pytest.approx(0.8, abs=1e-6)
+    # A threshold beyond the test's reach is what decides.
+    assert stats.detectable(stats.LogRatio(0.0, 1e-4, 30, True), 0.0, 0.8, 0.1) == pytest.approx(
+        0.1, abs=0.001
+    )
+    assert stats.detectable(stats.LogRatio(0.0, float("nan"), 0, True)) is None
+
+
+def test_each_round_carries_the_layouts_of_its_drivers_binaries():
+    from wirebench import model
+    from wirebench.cells import Cell, Plan
+
+    plan = Plan("quick", 1, (), layouts={"cpp": 3, "rust": 2})
+    local = Cell.make("rpc", "eval", "cpp", "capnp", {"build": "tuned"})
+    assert model.round_layouts(plan, local, [0, 4], {4: 1}) == {
+        0: (("cpp", "tuned", 0),),
+        4: (("cpp", "tuned", 1),),  # as its process row stored it
+    }
+    pipe = Cell.make("rpc", "eval", "rust", "capnp", {"build": "stock"}, server_lang="cpp")
+    assert model.round_layouts(plan, pipe, [1], {}) == {
+        1: (("rust", "stock", 1), ("cpp", "stock", 1))
+    }
+    jvm = Cell.make("rpc", "eval", "java", "capnp", {"build": "stock"})
+    assert model.round_layouts(plan, jvm, [0, 1], {}) == {}  # a fresh layout every process
 
 
 def encode(values):

@@ -15,6 +15,9 @@ The last three are in the stock build.
 Pairing inside every round is what makes a small change visible here: two separate runs
 differ by the machine's drift between them, which no process of either shows
 (compare.between_runs); two sides of one round share it (docs/methodology.md, "A/B").
+The two sides are two binaries whose layouts differ: an A/B run gives every round a
+layout of its own (orchestrate.layouts), else rounds that reran a layout would be one
+cluster of the interval (stats.clustered_mean), and its intervals would rest on K of them.
 """
 
 from __future__ import annotations

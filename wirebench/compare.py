@@ -6,13 +6,16 @@ The unit is the process, as in the headline ratios (docs/methodology.md, "Compar
 runs"): processes of one cell differ here by far more than the samples within one, so
 samples are not independent measurements. The second side is read against the first
 (the base): B/A of the geometric means of the process medians, with a Student t 95%
-interval on their logs and the t test's p (stats.process_ratio: paired by round within
-one run, Welch's between two runs). A comparison tests hundreds of cells at once, and at
+interval on their logs and the t test's p (stats.process_log_ratio: paired by round within
+one run, rounds that ran one layout variant of a binary counted as one cluster; Welch's
+between two runs). A comparison tests hundreds of cells at once, and at
 p < 0.05 each a rerun of the same code would call one in twenty different: the p values
 are adjusted for that (Benjamini-Hochberg, the false discovery rate). A cell is called
 slower or faster only when
 - the ratio is farther from 1 than the threshold (default ±10%), and
 - its adjusted p (q) is below alpha (default 0.05).
+What that can call is printed with it (smallest_line): the smallest change of one cell
+the verdict calls with 80% power, the threshold and the adjustment included.
 
 A rank test (Mann-Whitney U) was the first choice and is not used: on the three to five
 process medians a cell has, its smallest possible p (0.1 at three a side, 0.008 at five)
@@ -37,8 +40,12 @@ from . import model, registry, report, stats
 
 DEFAULT_THRESHOLD = 0.10
 # An A/B run's sides share every round, which leaves far less noise than two runs do: a
-# change of a few percent is within its reach, and a library author's concern.
-AB_THRESHOLD = 0.02
+# change of a few percent is within its reach, and a library author's concern. Its
+# intervals count code layouts (every round on variants of its own: stats.clustered_mean),
+# so the threshold need not stand in for a layout's shift (an untouched cell moved 1.7%
+# when six variants were counted as eighteen rounds): 1%, so that a 2% change can be
+# called with 80% power at all (stats.verdict_power).
+AB_THRESHOLD = 0.01
 DEFAULT_ALPHA = 0.05
 SLOWER, FASTER, SAME = "slower", "faster", "no difference"
 
@@ -70,7 +77,8 @@ class Row:
     instructions: float | None = None  # B/A of instructions, where both sides counted
     q_value: float | None = None  # p adjusted for the comparison's many cells
     verdict: str = ""
-    detectable: float | None = None  # the smallest change its test sees (stats.detectable)
+    # The smallest change of this cell alone the verdict calls, 80% power (stats.detectable)
+    detectable: float | None = None
 
     def to_json(self) -> dict:
         q = self.ratio
@@ -154,6 +162,14 @@ def verdict(q: stats.Ratio, p_adjusted: float | None, threshold: float, alpha: f
     return SLOWER if q.value > 1 else FASTER
 
 
+def adjust(p_values, axis: int = -1) -> np.ndarray:
+    """The p values adjusted for the comparison's many cells (Benjamini-Hochberg: q), along
+    `axis` (the coverage tests adjust thousands of simulated comparisons at once)."""
+    from scipy.stats import false_discovery_control  # seconds to import: only here
+
+    return false_discovery_control(np.asarray(p_values, dtype=float), axis=axis)
+
+
 MIN_CELLS = 8  # the fewest timed comparisons a run's shift and scatter are read from
 
 
@@ -191,6 +207,7 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
     paired = a.run["uid"] == b.run["uid"]  # one run (ids differ between stores)
     logs: dict[int, stats.LogRatio] = {}  # by row: the timed comparisons
     rounds: list[tuple[dict, dict]] = []  # and their rounds, B's and A's
+    layouts: list[tuple[dict, dict]] = []  # and the layouts of those rounds
     for key in sorted(a.results.keys() | b.results.keys(), key=lambda k: _order(a, b, k)):
         ra, rb = a.results.get(key), b.results.get(key)
         if ra is None or rb is None:
@@ -210,38 +227,40 @@ def compare(a: Side, b: Side, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA) 
             exact = stats.Ratio(v, v, v, paired)  # a count: no interval, no test
             if metric != "instructions":
                 logs[len(out.rows)] = stats.process_log_ratio(
-                    mb.rounds, ma.rounds, paired, mb.pilot if paired else None
+                    mb.rounds,
+                    ma.rounds,
+                    paired,
+                    mb.pilot if paired else None,
+                    (mb.layouts, ma.layouts),
                 )
                 rounds.append((mb.rounds, ma.rounds))
+                layouts.append((mb.layouts, ma.layouts))
             out.rows.append(
                 Row(ra.cell.key, metric, ma.unit, ma.summary, mb.summary, v, exact, None, instr)
             )
     shift = scatter = 0.0
     if paired and rounds:
-        out.geomean = stats.paired_geomean_ratio(rounds)
+        out.geomean = stats.paired_geomean_ratio(rounds, layouts=layouts)
     if not paired and len(logs) >= MIN_CELLS:
         shift, scatter, whole = between_runs(list(logs.values()))
         moved = SAME
         if abs(whole.value - 1) > threshold and not whole.low <= 1 <= whole.high:
             moved = SLOWER if whole.value > 1 else FASTER
         out.shift = Shift(whole, scatter, moved)
-    for i, log in logs.items():
-        relative = dataclasses.replace(log, value=log.value - shift)
-        q, p = relative.ratio(extra_var=scatter**2)
-        out.rows[i] = dataclasses.replace(
-            out.rows[i],
-            raw=float(np.exp(log.value)),
-            ratio=q,
-            p_value=p,
-            detectable=stats.detectable(relative, extra_var=scatter**2),
-        )
+    relative = {i: dataclasses.replace(log, value=log.value - shift) for i, log in logs.items()}
+    for i, log in relative.items():
+        q, p = log.ratio(extra_var=scatter**2)
+        raw = float(np.exp(logs[i].value))
+        out.rows[i] = dataclasses.replace(out.rows[i], raw=raw, ratio=q, p_value=p)
     tested = [i for i, r in enumerate(out.rows) if r.p_value is not None]
     if tested:
-        from scipy.stats import false_discovery_control  # seconds to import: only here
-
-        adjusted = false_discovery_control([out.rows[i].p_value for i in tested])
+        adjusted = adjust([out.rows[i].p_value for i in tested])
         for i, qv in zip(tested, adjusted, strict=True):
             out.rows[i] = dataclasses.replace(out.rows[i], q_value=float(qv))
+    for i, log in relative.items():
+        # What the verdict below can call: its threshold, and q < alpha over the tests.
+        seen = stats.detectable(log, scatter**2, 0.8, threshold, alpha, max(len(tested), 1))
+        out.rows[i] = dataclasses.replace(out.rows[i], detectable=seen)
     out.rows = [
         dataclasses.replace(r, verdict=verdict(r.ratio, r.q_value, threshold, alpha))
         for r in out.rows
@@ -384,6 +403,24 @@ def shift_line(c: Comparison) -> str:
     )
 
 
+def smallest_line(c: Comparison) -> str:
+    """What the verdict can call: the smallest slowdown of one cell (the others unchanged)
+    that it calls with 80% power, beyond the threshold and with q < alpha, which asks of
+    a lone change p < alpha / the number of comparisons tested (stats.detectable)."""
+    tested = sum(r.p_value is not None for r in c.rows)
+    sizes = sorted(r.detectable for r in c.rows if r.detectable is not None)
+    if not sizes:
+        return ""
+    never = sum(r.p_value is not None and r.detectable is None for r in c.rows)
+    return (
+        f"The smallest change the verdict calls in a cell with 80% power (that cell alone "
+        f"changed: beyond ±{c.threshold:.0%}, and q < {c.alpha:g} over {tested} "
+        f"comparisons, which asks p < {c.alpha / max(tested, 1):.2g} of it): median "
+        f"±{np.median(sizes):.1%}, from ±{sizes[0]:.1%} to ±{sizes[-1]:.1%}"
+        + (f"; {never} comparisons can call none." if never else ".")
+    )
+
+
 def markdown(c: Comparison) -> str:
     a, b = c.a, c.b
     out = [f"## wirebench compare: {b.label} (B) against {a.label} (A)", ""]
@@ -399,14 +436,9 @@ def markdown(c: Comparison) -> str:
     out += ["", rule(c), ""]
     if c.shift:
         out += [shift_line(c), ""]
-    sizes = sorted(r.detectable for r in c.rows if r.detectable is not None)
-    if sizes:
-        out += [
-            f"The smallest change each cell's test would see (80% power, before the "
-            f"adjustment for many cells): median ±{np.median(sizes):.1%}, from "
-            f"±{sizes[0]:.1%} to ±{sizes[-1]:.1%}.",
-            "",
-        ]
+    line = smallest_line(c)
+    if line:
+        out += [line, ""]
     if c.geomean:
         g = c.geomean
         out += [
@@ -449,12 +481,13 @@ def markdown(c: Comparison) -> str:
 def summary(c: Comparison, by: str) -> str:
     """The comparison in one table, its rows grouped by the value of one parameter of
     their cells (`mode`: object, bytes, ...): verdicts, the median B/A and the range of
-    the changes called, and the median smallest change the group's tests would see."""
+    the changes called, and the median smallest change the verdict can call in one of them
+    (smallest_line)."""
     groups: dict[str, list[Row]] = {}
     for r in c.rows:
         found = re.search(rf"(?:^| ){re.escape(by)}=(\S+)", r.cell)
         groups.setdefault(found[1] if found else "-", []).append(r)
-    head = [by, "comparisons", SLOWER, FASTER, SAME, "median B/A", "called", "sees (median)"]
+    head = [by, "comparisons", SLOWER, FASTER, SAME, "median B/A", "called", "can call (median)"]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for value, rows in groups.items():
         called = sorted(r.ratio.value for r in rows if r.verdict != SAME)

@@ -86,7 +86,8 @@ def headline_ratios(
     """Per suite, build, compared metric and library (and every library together, "all"),
     each language against the baseline over the same cells on both sides, as the
     geometric mean of the ratios of their processes round by round
-    (stats.paired_geomean_log).
+    (stats.paired_geomean_log: its standard error from what the rounds show, the cells
+    added within each round and each cluster of rounds that share a layout).
     The headline table shows them; adaptive repetition (adaptive.py) reads their widths."""
     langs = sorted(single_langs(results) - {base})
     ratios = []

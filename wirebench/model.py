@@ -31,6 +31,9 @@ class MetricData:
     rounds: dict[int, list[float]] = field(default_factory=dict)  # samples and scalars
     histograms: dict[int, str] = field(default_factory=dict)
     pilot: int | None = None  # the run's pilot, if a second stage was sized (Plan.pilot)
+    # Per round, the layout variants it ran of binaries that other rounds run too
+    # (stats.Layouts): rounds that share one are a cluster in every interval.
+    layouts: dict[int, tuple] = field(default_factory=dict)
 
     @property
     def groups(self) -> list[list[float]]:
@@ -80,12 +83,37 @@ class Table:
 
 def ratio(a: MetricData, b: MetricData) -> stats.Ratio:
     """A/B of one metric of two cells of one run, paired by round (stats.paired_ratio)."""
-    return stats.paired_ratio(a.rounds, b.rounds, a.pilot)
+    return stats.paired_ratio(a.rounds, b.rounds, a.pilot, (a.layouts, b.layouts))
 
 
 def geomean_log(pairs: list[tuple[MetricData, MetricData]]) -> stats.LogRatio:
     """The geometric mean of several cells' paired A/B (stats.paired_geomean_log)."""
-    return stats.paired_geomean_log([(a.rounds, b.rounds) for a, b in pairs], pairs[0][0].pilot)
+    return stats.paired_geomean_log(
+        [(a.rounds, b.rounds) for a, b in pairs],
+        pairs[0][0].pilot,
+        [(a.layouts, b.layouts) for a, b in pairs],
+    )
+
+
+def round_layouts(plan: Plan, cell: Cell, reps, ran: dict[int, int]) -> dict[int, tuple]:
+    """MetricData.layouts of a cell's rounds `reps`: (driver, build, variant) of each of
+    its drivers (the client, a pipe's server of another driver) that rotates over
+    several layouts (Plan.layouts), the client's variant as its process row stored it
+    (`ran`), else as the plan has it. A driver of one binary, or the JVM, which lays its
+    code out anew in every process, puts none: its rounds share nothing an interval can
+    count (one binary's layout is a bias no number of rounds shows: docs/methodology.md,
+    "Layout variants")."""
+    client, server = cell.driver_id, cell.server_driver_id
+    out: dict[int, tuple] = {}
+    for rep in reps:
+        variants = []
+        if plan.layouts.get(client, 1) > 1:
+            variants.append((client, cell.build, ran.get(rep, plan.layout(client, rep))))
+        if cell.is_pipe and server != client and plan.layouts.get(server, 1) > 1:
+            variants.append((server, cell.build, plan.layout(server, rep)))
+        if variants:
+            out[rep] = tuple(variants)
+    return out
 
 
 def per_build(results: list[CellResult]) -> list[tuple[str | None, list[CellResult]]]:
@@ -130,7 +158,7 @@ def load(store, run_id: int) -> list[CellResult]:
             d.rounds[m["rep"]] = [data]
         else:
             d.histograms[m["rep"]] = data
-    layouts = store.layouts(run_id)
+    ran = layouts = store.layouts(run_id)
     if plan and plan.address_seeds:  # a process's layout is then its code and its addresses
         layouts = {
             key: {rep: (k, plan.address_seed(rep)) for rep, k in by_rep.items()}
@@ -148,6 +176,9 @@ def load(store, run_id: int) -> list[CellResult]:
             row["toolchain"],
         )
         ok = row["status"] == "ok"
+        if ok and plan and plan.layouts:
+            for m in metrics.get(row["key"], {}).values():
+                m.layouts = round_layouts(plan, cell, m.rounds, ran.get(row["key"], {}))
         results.append(
             CellResult(
                 cell=cell,

@@ -16,12 +16,20 @@ not n x samples.
   two processes' medians, with Student's t interval on their logs. Cells of two runs
   share no rounds: Welch's t with Satterthwaite's degrees of freedom
   (`process_log_ratio(paired=False)`).
+- Rounds that ran one layout variant of one binary (round r runs variant r mod K: with
+  more rounds than K, several do) share its layout's effect: they are one cluster, and
+  the interval's unit is the cluster, not the round (`clustered_mean`: a cluster-robust
+  standard error on G - 1 degrees of freedom for G clusters; with a cluster per round,
+  exactly Student's).
 - A cost above a floor (`paired_difference`, the queue's wbq - null) pairs the same way:
   the mean over rounds of the difference of the two processes' medians, with Student's t
   interval (a difference can be near 0 or below it, where a ratio's logarithms cannot go).
 - A headline ratio (`paired_geomean_log`) is the geometric mean of such per-cell
-  ratios over many cells; its standard error adds the cells' and its degrees of freedom
-  are Satterthwaite's.
+  ratios over many cells; its standard error is what the rounds show: the cells'
+  deviations added within each round (or cluster) first, so that cells that move
+  together in a round, or with one binary's layout, count once.
+- After a second stage sized from a pilot (adaptive.py), the variance is the pilot's
+  (Stein's procedure: `clustered_mean`).
 
 Every interval is a t interval on logs or an order-statistic one, not a bootstrap: at
 the three to ten processes a cell has, a normal-quantile bootstrap covers 77-81% where it
@@ -169,73 +177,271 @@ class LogRatio:
     def ratio(self, extra_var: float = 0.0) -> tuple[Ratio, float | None]:
         """The ratio with its 95% t interval and the t test's two-sided p, the standard
         error widened by `extra_var` (a variance the processes cannot show, compare.py)."""
-        from scipy.stats import t
-
         v = float(np.exp(self.value))
         se = float(np.sqrt(self.se**2 + extra_var))
         if not np.isfinite(se):
             return Ratio(v, NAN, NAN, self.paired), None
         if se == 0:
             return Ratio(v, v, v, self.paired), None
-        half = t.ppf(1 - (1 - CONFIDENCE) / 2, self.df) * se
-        p = float(2 * t.sf(abs(self.value) / se, self.df))
-        low, high = np.exp([self.value - half, self.value + half])
-        return Ratio(v, float(low), float(high), self.paired), p
+        low, high, p = t_interval(self.value, se, self.df)
+        return Ratio(v, float(np.exp(low)), float(np.exp(high)), self.paired), float(p)
 
 
-def detectable(log: LogRatio, extra_var: float = 0.0, power: float = 0.8) -> float | None:
-    """The smallest change (a fraction: 0.05 for 5%) that a t test of `log`'s standard
-    error and degrees of freedom calls at the 95% level with probability `power`, before
-    any adjustment for many tests: (t_0.975 + t_power) standard errors. None where there
-    is no standard error."""
-    from scipy.stats import t
+def t_interval(value, se, df):
+    """Student's t 95% interval of a mean of `value` with standard error `se` on `df`
+    degrees of freedom, and the two-sided p of "it is 0": (low, high, p), elementwise
+    over arrays (the coverage tests run thousands at once through it)."""
+    from scipy.special import stdtr, stdtrit
 
-    se = float(np.sqrt(log.se**2 + extra_var))
-    if not np.isfinite(se) or se == 0 or log.df <= 0:
+    half = stdtrit(df, 1 - (1 - CONFIDENCE) / 2) * se
+    return value - half, value + half, 2 * stdtr(df, -np.abs(value) / se)
+
+
+def verdict_power(
+    change: float,
+    se: float,
+    df: float,
+    threshold: float = 0.0,
+    alpha: float = 1 - CONFIDENCE,
+    tests: int = 1,
+) -> float:
+    """The probability that compare.verdict calls a slowdown of `change` (a fraction) in
+    one cell whose log ratio has standard error `se` on `df` degrees of freedom: its
+    ratio beyond 1 + threshold and its adjusted p below alpha, where the adjustment
+    (Benjamini-Hochberg over `tests` cells) asks p < alpha / tests of a cell that changed
+    alone. The estimated standard error varies as se * sqrt(chi2(df) / df): averaged
+    over 64 of its quantiles."""
+    from scipy.special import chdtri, ndtr, stdtrit
+
+    crit = stdtrit(df, 1 - alpha / (2 * tests))
+    s = np.sqrt(chdtri(df, (np.arange(64) + 0.5) / 64) / df)
+    bar = np.maximum(np.log1p(threshold), crit * se * s)
+    return float(ndtr((np.log1p(change) - bar) / se).mean())
+
+
+def detectable(
+    log: LogRatio,
+    extra_var: float = 0.0,
+    power: float = 0.8,
+    threshold: float = 0.0,
+    alpha: float = 1 - CONFIDENCE,
+    tests: int = 1,
+) -> float | None:
+    """The smallest slowdown (a fraction: 0.05 for 5%) of one cell that the verdict as
+    printed calls with probability `power` (verdict_power: beyond the threshold, and p
+    below alpha / tests, what Benjamini-Hochberg over `tests` cells asks of a change in
+    one cell alone), from `log`'s standard error (widened by `extra_var`) and degrees of
+    freedom. With the defaults, a lone t test's at the 95% level. None where there is no
+    standard error.
+
+    The standard error a cell's rounds show is itself a draw, se * sqrt(chi2(df) / df),
+    below se more often than not (its median is 7% low at 5 degrees of freedom): it is
+    taken up by that median, so that a planted change of the size printed is called
+    with the power printed (tests/test_coverage.py)."""
+    from scipy.special import chdtri
+
+    if not np.isfinite(log.se) or log.df <= 0:
         return None
-    return float(np.expm1((t.ppf(1 - (1 - CONFIDENCE) / 2, log.df) + t.ppf(power, log.df)) * se))
+    se = float(np.sqrt(log.se**2 * log.df / chdtri(log.df, 0.5) + extra_var))
+    if se == 0:
+        return None
+
+    def enough(x: float) -> bool:
+        return verdict_power(math.expm1(x), se, log.df, threshold, alpha, tests) >= power
+
+    low, high = math.log1p(threshold), math.log1p(threshold) + se
+    while not enough(high):  # power rises with the change: bracket it, then bisect
+        low, high = high, high + 2 * (high - low)
+        if high > 50:
+            return None
+    for _ in range(50):
+        mid = (low + high) / 2
+        low, high = (low, mid) if enough(mid) else (mid, high)
+    return float(math.expm1(high))
 
 
-def _round_logs(a: dict[int, list[float]], b: dict[int, list[float]], what: str) -> np.ndarray:
-    """log(median of a's process / median of b's process) for every round both ran."""
-    rounds = sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
+# -- rounds, layouts and clusters -------------------------------------------------------------
+
+# Per round of a cell: the layout variants it ran of binaries that other rounds run too
+# (model.MetricData.layouts: (driver, build, variant) of each of its drivers that rotates
+# over several). Rounds that share one are not independent: they form a cluster.
+Layouts = dict[int, tuple]
+
+
+def _ran(a: dict[int, list[float]], b: dict[int, list[float]]) -> list[int]:
+    return sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
+
+
+def _round_values(
+    a: dict[int, list[float]], b: dict[int, list[float]], what: str, log: bool = True
+) -> tuple[list[int], np.ndarray]:
+    """The rounds both cells ran, and per round log(median of a's process / median of
+    b's process), or (log False) the difference of the two medians."""
+    rounds = _ran(a, b)
     if not rounds:
         raise ValueError(f"{what} needs rounds that both cells ran")
-    return np.log([np.median(a[r]) / np.median(b[r]) for r in rounds])
+    ma = np.array([np.median(a[r]) for r in rounds])
+    mb = np.array([np.median(b[r]) for r in rounds])
+    return rounds, np.log(ma / mb) if log else ma - mb
 
 
-def _variance(d: np.ndarray, pilot: int | None) -> tuple[float, int]:
-    """The variance per round of d, and its degrees of freedom: from the first `pilot`
-    rounds when a second stage was sized from them (Stein's interval: the number of
-    rounds depends on the pilot's variance only, so the mean of all rounds over the
-    pilot's standard deviation is exactly t with pilot - 1 degrees of freedom; a variance
-    of all rounds would be smallest exactly when the pilot's luck made the count small,
-    and cover 92% instead of 95%), else from all of them. NaN with one round."""
-    used = d[:pilot] if pilot and len(d) > pilot else d
-    if len(used) < 2:
-        return NAN, 0
-    return float(np.var(used, ddof=1)), len(used) - 1
+def round_clusters(cells: list[list[int]], layouts: list[tuple[Layouts, Layouts]] | None) -> dict:
+    """Which rounds are one cluster: a round with itself (every cell of one round ran
+    in the same minutes, so a headline counts a round once, not once per cell), and
+    rounds that ran one layout variant of one binary, on either side of any cell
+    (transitively). `cells`: each cell's rounds; `layouts`: each cell's two sides'.
+    Round -> cluster number (0, 1, ...)."""
+    parent: dict[int, int] = {}
+
+    def find(r: int) -> int:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for rounds in cells:
+        for r in rounds:
+            parent.setdefault(r, r)
+    first: dict = {}  # a binary's variant -> a round that ran it
+    for i, rounds in enumerate(cells):
+        for side in layouts[i] if layouts else ():
+            for r in rounds:
+                for variant in side.get(r, ()):
+                    other = first.setdefault(variant, r)
+                    ra, rb = find(r), find(other)
+                    if ra != rb:
+                        parent[max(ra, rb)] = min(ra, rb)
+    roots = sorted({find(r) for r in parent})
+    number = {root: i for i, root in enumerate(roots)}
+    return {r: number[find(r)] for r in parent}
 
 
-def _mean_log(d: np.ndarray, pilot: int | None = None) -> LogRatio:
-    var, df = _variance(d, pilot)
-    return LogRatio(float(d.mean()), float(np.sqrt(var / len(d))), df, True)
+def clustered_mean(
+    d: np.ndarray, present: np.ndarray, cluster: np.ndarray, pilot: int | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The mean over cells of each cell's mean over its rounds, its standard error and
+    degrees of freedom, with rounds in clusters (round_clusters) as the unit.
+
+    d: (..., cells, rounds) per-round values (anything where a cell lacks the round),
+    elementwise over leading dimensions; present: (cells, rounds), which it has;
+    cluster: (rounds,), each round's cluster, 0 to G - 1, every one present somewhere.
+
+    The standard error is cluster-robust: the cells' residuals summed per cluster (each
+    scaled by 1 / sqrt(1 - its share of its cell's rounds), the CR2 correction of Bell
+    and McCaffrey, which makes it unbiased for independent rounds), weighted as the mean
+    weighs them, added over cells within a cluster and squared over clusters, on G - 1
+    degrees of freedom. A cluster per round: for one cell, exactly Student's s^2 / n; for
+    cells sharing every round, the variance of the per-round means over the cells / n.
+    Rounds that share a layout (G clusters of m rounds): the variance of the layouts'
+    means / G. A cell whose rounds lie in one cluster shows nothing of its own variance:
+    it borrows the median of the others' (none: no interval).
+
+    `pilot`: a second stage was sized from each cell's first `pilot` rounds (Stein's
+    procedure, adaptive.py). The number of rounds then depends on the pilot's variance,
+    and a variance estimated from all rounds is smallest exactly when the pilot's luck
+    made the count small (92% instead of 95%): the variance is the pilot's, on its
+    clusters' degrees of freedom. Its clusters' means (over cells: their covariance)
+    stand for any cluster's of the final design, whose weights then give the variance of
+    the mean; a cluster of the final design holds at least as many rounds as the
+    pilot's, so this is exact when every round has a layout of its own (Stein's s^2 / n)
+    and errs wide otherwise: a second stage that reuses the pilot's layouts cannot tell
+    layouts' variance from processes' and narrows nothing."""
+    d = np.asarray(d, dtype=float)
+    present = np.asarray(present, dtype=bool)
+    n_cells = present.shape[0]
+    n = present.sum(-1).astype(float)
+    groups = int(cluster.max()) + 1 if cluster.size else 0
+    onehot = (cluster[:, None] == np.arange(groups)).astype(float)
+    x = np.where(present, d, 0.0)
+    means = x.sum(-1) / n
+    value = means.mean(-1)
+    shape = value.shape
+    m = present.astype(float) @ onehot  # (cells, clusters): each cell's rounds in each
+    if pilot and (n > pilot).any():
+        return value, *_pilot_variance(x, present, onehot, m, n, pilot)
+    if groups < 2:
+        return value, np.full(shape, NAN), 0
+    e = np.where(present, x - means[..., None], 0.0)
+    share = m / n[:, None]
+    scale = np.where(share < 1, 1 / np.sqrt(np.maximum(1 - share, 1e-300)), 0.0)
+    adj = (e @ onehot) * scale / n[:, None]  # (..., cells, clusters)
+    known = (m > 0).sum(-1) >= 2  # cells that show their own variance
+    if not known.any():
+        return value, np.full(shape, NAN), 0
+    var = (adj[..., known, :].sum(-2) ** 2).sum(-1) / n_cells**2
+    if not known.all():
+        own = (adj[..., known, :] ** 2).sum(-1)  # each known cell's variance of its mean
+        var = var + (~known).sum() * np.median(own, axis=-1) / n_cells**2
+    return value, np.sqrt(var), groups - 1
+
+
+def _pilot_variance(x, present, onehot, m, n, pilot):
+    """clustered_mean's variance after a second stage: from each cell's first `pilot`
+    rounds."""
+    first = present & (np.cumsum(present, -1) <= pilot)
+    pm = first.astype(float) @ onehot  # (cells, clusters) pilot rounds in each
+    used = pm.sum(0) > 0
+    h = int(used.sum())
+    shape = x.shape[:-2]
+    if h < 2:
+        return np.full(shape, NAN), 0
+    sums = np.where(first, x, 0.0) @ onehot
+    ybar = np.divide(sums, pm, out=np.zeros_like(sums), where=pm > 0)  # (..., cells, clusters)
+    has = pm > 0
+    ref = (ybar * has).sum(-1) / np.maximum(has.sum(-1), 1)
+    resid = np.where(has, ybar - ref[..., None], 0.0)[..., used]  # (..., cells, pilot clusters)
+    weights = m / (n[:, None] * present.shape[0])  # (cells, clusters): the final design's
+    per = np.einsum("...ch,cg->...hg", resid, weights)
+    return np.sqrt((per**2).sum((-2, -1)) / (h - 1)), h - 1
+
+
+def _design(
+    cells: list[tuple[list[int], np.ndarray]], layouts: list[tuple[Layouts, Layouts]] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cells' per-round values (each: its rounds and their values) as clustered_mean's
+    arrays."""
+    cluster_of = round_clusters([r for r, _ in cells], layouts)
+    rounds = sorted(cluster_of)
+    col = {r: i for i, r in enumerate(rounds)}
+    d = np.zeros((len(cells), len(rounds)))
+    present = np.zeros((len(cells), len(rounds)), dtype=bool)
+    for i, (rs, values) in enumerate(cells):
+        idx = [col[r] for r in rs]
+        d[i, idx], present[i, idx] = values, True
+    return d, present, np.array([cluster_of[r] for r in rounds], dtype=int)
+
+
+def _paired_log(
+    a: dict[int, list[float]],
+    b: dict[int, list[float]],
+    pilot: int | None,
+    layouts: tuple[Layouts, Layouts] | None,
+    log: bool = True,
+) -> LogRatio:
+    cell = _round_values(a, b, "a paired ratio" if log else "a paired difference", log)
+    value, se, df = clustered_mean(*_design([cell], [layouts] if layouts else None), pilot)
+    return LogRatio(float(value), float(se), df, True)
 
 
 def paired_ratio(
-    a: dict[int, list[float]], b: dict[int, list[float]], pilot: int | None = None
+    a: dict[int, list[float]],
+    b: dict[int, list[float]],
+    pilot: int | None = None,
+    layouts: tuple[Layouts, Layouts] | None = None,
 ) -> Ratio:
     """A/B of two cells of ONE run, paired by round (a round one lacks leaves its
     partner out): the geometric mean over rounds of the ratio of the two processes'
-    medians, with its 95% t interval (none from a single round). `pilot`: the rounds a
-    second stage was sized from (adaptive.py), None: the rounds were fixed in advance.
+    medians, with its 95% t interval (none from a single round), rounds that share a
+    layout variant (`layouts`: a's and b's, Layouts) counted as one cluster
+    (clustered_mean). `pilot`: the rounds a second stage was sized from (adaptive.py),
+    None: the rounds were fixed in advance.
 
     Two cells that share too few rounds to pair (a distributed run's cells of two
     comparison groups on one host: their rounds went to other hosts in turn) are compared
     unpaired, by Welch's interval, as two runs are."""
     if _too_few_shared(a, b):
         return process_log_ratio(a, b, paired=False).ratio()[0]
-    return _mean_log(_round_logs(a, b, "a paired ratio"), pilot).ratio()[0]
+    return _paired_log(a, b, pilot, layouts).ratio()[0]
 
 
 def _too_few_shared(a: dict[int, list[float]], b: dict[int, list[float]]) -> bool:
@@ -260,64 +466,63 @@ class Difference:
 
 
 def paired_difference(
-    a: dict[int, list[float]], b: dict[int, list[float]], pilot: int | None = None
+    a: dict[int, list[float]],
+    b: dict[int, list[float]],
+    pilot: int | None = None,
+    layouts: tuple[Layouts, Layouts] | None = None,
 ) -> Difference:
     """A - B of two cells of ONE run, paired by round as paired_ratio is: the mean over
     rounds of the difference of the two processes' medians, with Student's t interval
-    on those differences (n - 1 degrees of freedom, or the pilot's: _variance). For a
-    cost above a floor (the queue's wbq - null), which can be near 0 or below it, where
-    a ratio's logarithms cannot go."""
-    from scipy.stats import t
-
-    rounds = sorted(r for r in set(a) & set(b) if len(a[r]) and len(b[r]))
-    if not rounds:
-        raise ValueError("a paired difference needs rounds that both cells ran")
-    d = np.array([np.median(a[r]) - np.median(b[r]) for r in rounds])
-    mean = float(d.mean())
-    var, df = _variance(d, pilot)
-    if math.isnan(var):
-        return Difference(mean, NAN, NAN)
-    half = float(t.ppf(1 - (1 - CONFIDENCE) / 2, df) * math.sqrt(var / len(d)))
-    return Difference(mean, mean - half, mean + half)
+    on those differences (clustered_mean: rounds of one layout a cluster, the pilot's
+    variance after a second stage). For a cost above a floor (the queue's wbq - null),
+    which can be near 0 or below it, where a ratio's logarithms cannot go."""
+    d = _paired_log(a, b, pilot, layouts, log=False)
+    if not np.isfinite(d.se):
+        return Difference(d.value, NAN, NAN)
+    low, high, _ = t_interval(d.value, d.se, d.df) if d.se else (d.value, d.value, 1.0)
+    return Difference(d.value, float(low), float(high))
 
 
-def paired_geomean_log(pairs: list[tuple[dict, dict]], pilot: int | None = None) -> LogRatio:
-    """The mean over several cells of their paired log ratios (_round_logs), with the
-    standard error of that mean: the cells' squared standard errors added (each from its
-    own rounds, or its pilot's: _variance) over the number of cells squared, and
-    Satterthwaite's degrees of freedom. A cell of one round has no variance of its own:
-    it borrows the median of the others', and with no other there is no interval."""
-    cells = [_round_logs(a, b, "a paired geometric mean") for a, b in pairs]
-    means = np.array([d.mean() for d in cells])
-    ns = np.array([len(d) for d in cells], dtype=float)
-    var = [_variance(d, pilot) for d in cells]
-    s2, dfs = np.array([v for v, _ in var]), np.array([df for _, df in var], dtype=float)
-    known = dfs > 0
-    if not known.any():
-        return LogRatio(float(means.mean()), NAN, 0, True)
-    s2[~known] = np.median(s2[known])
-    dfs[~known] = np.median(dfs[known])
-    v = s2 / ns  # each cell's squared standard error
-    k = len(cells)
-    se = float(np.sqrt(v.sum()) / k)
-    df = float(v.sum() ** 2 / (v**2 / dfs).sum()) if v.sum() > 0 else 1.0
-    return LogRatio(float(means.mean()), se, df, True)
+def paired_geomean_log(
+    pairs: list[tuple[dict, dict]],
+    pilot: int | None = None,
+    layouts: list[tuple[Layouts, Layouts]] | None = None,
+) -> LogRatio:
+    """The mean over several cells of their paired log ratios (each over its own
+    rounds), with the standard error of that mean from what the rounds show
+    (clustered_mean): the cells' deviations added within each round (and each cluster of
+    rounds that share a layout), then over rounds, so that cells of one round or one
+    binary that move together count as the one measurement they are. Cells with more
+    rounds than others (a second stage that grew them) weigh their rounds less.
+    `layouts`: each pair's a's and b's (Layouts)."""
+    cells = [_round_values(a, b, "a paired geometric mean") for a, b in pairs]
+    value, se, df = clustered_mean(*_design(cells, layouts), pilot)
+    return LogRatio(float(value), float(se), df, True)
 
 
-def paired_geomean_ratio(pairs: list[tuple[dict, dict]], pilot: int | None = None) -> Ratio:
+def paired_geomean_ratio(
+    pairs: list[tuple[dict, dict]],
+    pilot: int | None = None,
+    layouts: list[tuple[Layouts, Layouts]] | None = None,
+) -> Ratio:
     """The geometric mean over several cells of their paired A/B ratios, with one 95%
     interval for the whole (paired_geomean_log)."""
-    return paired_geomean_log(pairs, pilot).ratio()[0]
+    return paired_geomean_log(pairs, pilot, layouts).ratio()[0]
 
 
 def process_log_ratio(
-    a: dict[int, list[float]], b: dict[int, list[float]], paired: bool, pilot: int | None = None
+    a: dict[int, list[float]],
+    b: dict[int, list[float]],
+    paired: bool,
+    pilot: int | None = None,
+    layouts: tuple[Layouts, Layouts] | None = None,
 ):
     """A/B as the ratio of the geometric means of the two cells' process medians, for
-    judging a change (compare.py): paired by round (two cells of one run; `pilot` as for
-    paired_ratio), or Welch's (two runs, whose processes did not run side by side)."""
+    judging a change (compare.py): paired by round (two cells of one run; `pilot` and
+    `layouts` as for paired_ratio), or Welch's (two runs, whose processes did not run
+    side by side)."""
     if paired:
-        return _mean_log(_round_logs(a, b, "a paired ratio"), pilot)
+        return _paired_log(a, b, pilot, layouts)
     la = np.log([np.median(g) for g in a.values() if len(g)])
     lb = np.log([np.median(g) for g in b.values() if len(g)])
     if min(len(la), len(lb)) < 2:
