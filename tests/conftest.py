@@ -12,6 +12,12 @@ from wirebench.protocol import Metric
 
 FAKE = Path(__file__).resolve().parent / "fake_driver.py"
 
+# Tests plan at the profiles' own counts, whatever this machine's design of repetition
+# (tests/test_design.py reads it explicitly), and without the quiet gate, which would
+# wait for the other pytest worker to be idle (tests/test_runner.py tests the gate).
+os.environ.setdefault("WIREBENCH_DESIGN", "none")
+os.environ.setdefault("WIREBENCH_QUIET_GATE", "0")
+
 
 def builds_at(executable, commands=()) -> dict[str, drivers.Build]:
     """Every build profile of a test driver: one executable (the fake is all of them)."""

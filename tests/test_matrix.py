@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 
 from wirebench import matrix
@@ -310,14 +312,20 @@ def test_the_headline_run_keeps_the_stratified_few():
     assert len([c for c in cells if c.suite == "limit"]) == 3
 
 
-def test_native_drivers_rotate_over_their_default_layouts_and_the_jvm_over_none():
-    from wirebench import orchestrate
+def test_native_drivers_run_a_layout_of_their_own_each_round_and_the_jvm_none():
+    from wirebench import cells, orchestrate
 
     names = ["cpp", "cpp-clang++", "go", "java", "rust", "d-gdc"]
     default = orchestrate.Request(filters={}, profile="quick")
-    assert orchestrate.layouts(default, names) == {
-        n: orchestrate.DEFAULT_LAYOUTS[n.split("-")[0]] for n in names if n != "java"
-    }
+    assert orchestrate.layouts(default, names, rounds=6) == {n: 6 for n in names if n != "java"}
+    many = orchestrate.layouts(default, names, rounds=100)
+    assert set(many.values()) == {cells.MAX_LAYOUTS}
+    # A second stage's rounds get variants of their own too.
+    cell = cells.Cell.make("rpc", "eval", "cpp", "capnp", {"mode": "bytes"})
+    plan = cells.Plan("quick", 1.0, (cells.PlanEntry(cell, 1, 1, 1, 14),), layouts={"cpp": 6})
+    assert plan.with_fresh_layouts() == plan
+    fresh = dataclasses.replace(plan, fresh_layouts=True)
+    assert fresh.with_fresh_layouts().layouts == {"cpp": 14}
     one = orchestrate.Request(filters={}, profile="quick", layouts=1)
     assert orchestrate.layouts(one, names) == {}
     three = orchestrate.Request(filters={}, profile="quick", layouts=3)

@@ -52,6 +52,7 @@ FLOORS = {
     "store": 4,
     "matrix": 4,
     "headline": 4,
+    "design": 4,
     "env": 4,
     # 5: running and reporting
     "adaptive": 5,

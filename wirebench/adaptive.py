@@ -30,11 +30,14 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from . import headline, model, stats
+from . import design, headline, model, stats
 from .cells import Plan
 
 PILOT = 6  # rounds every cell runs before the second stage is sized
 MAX_REPS = 40  # processes per cell at most, whatever the budget
+# The pilot may take this share of a budget by the design's costs (design.estimate); the
+# rest is the second stage's, and a plan whose pilot leaves it less is told so up front.
+PILOT_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -124,4 +127,19 @@ def second_stage(
         tuple(partial),
         left_wide,
         seconds,
+    )
+
+
+def pilot_fits(plan: Plan, chosen: design.Design | None) -> tuple[float, str | None]:
+    """The pilot's estimated seconds by the design's costs (NaN without a design), and,
+    when it would leave the second stage less than its share of the budget, what to say
+    before the run starts."""
+    pilot = design.estimate(chosen, plan.entries)
+    if not plan.budget or not math.isfinite(pilot) or pilot <= PILOT_SHARE * plan.budget:
+        return pilot, None
+    need = math.ceil(pilot / PILOT_SHARE / 10) * 10
+    return pilot, (
+        f"the pilot alone takes about {pilot:.0f} s by the design's costs, "
+        f"{pilot / plan.budget:.0%} of the {plan.budget:.0f} s budget: too little is left "
+        f"for a second stage; --budget {need} leaves it {1 - PILOT_SHARE:.0%}"
     )

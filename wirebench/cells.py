@@ -21,6 +21,10 @@ def builds_asked(wanted) -> list[str]:
     return [b for b in BUILDS if b in (wanted or {DEFAULT_BUILD})]
 
 
+# Layout variants a driver's rounds rotate over at most by default (a variant of its own
+# for each round, orchestrate.layouts): as many as adaptive repetition's rounds.
+MAX_LAYOUTS = 40
+
 # The harness's own parameters of a cell: its build and an A/A twin (suite.CORE_PARAMS,
 # on every cell), the library variant of its driver (only on a variant's cells:
 # suite.VARIANT), and, in a distributed run's report, the host (or hardware class) its
@@ -208,6 +212,29 @@ class Plan:
     # An A/B run's two sides (ab.Side.to_json: as given, and the variant each resolved
     # to), for reading it whenever it is reported.
     ab: tuple[dict, ...] = ()
+    # The quiet gate (runner.QuietGate): a process measured while other programs kept the
+    # machine busy is measured again. Off for a run stored before it existed.
+    quiet: bool = False
+    # The layouts were not given (--layouts): every round runs a variant of its own, and a
+    # second stage that adds rounds adds variants (with_fresh_layouts).
+    fresh_layouts: bool = False
+    # The uid of the dimensioning run whose design (design.py) set its samples and sample
+    # lengths; None: the profile's own counts.
+    design: str | None = None
+
+    def with_fresh_layouts(self) -> Plan:
+        """The plan with as many variants of each driver as its cells' rounds (at most
+        MAX_LAYOUTS), where its layouts grow with its rounds; else itself."""
+        if not self.fresh_layouts:
+            return self
+        rounds: dict[str, int] = {}
+        for e in self.entries:
+            c = e.cell
+            for name in (c.driver_id, c.server_driver_id):
+                if name in self.layouts:
+                    rounds[name] = max(rounds.get(name, 0), e.reps)
+        grown = {n: max(k, min(MAX_LAYOUTS, rounds.get(n, 0))) for n, k in self.layouts.items()}
+        return dataclasses.replace(self, layouts=grown)
 
     def to_json(self) -> dict:
         return {
@@ -220,6 +247,9 @@ class Plan:
             "layouts": self.layouts,
             "pilot": self.pilot,
             "address_seeds": self.address_seeds,
+            "quiet": self.quiet,
+            "fresh_layouts": self.fresh_layouts,
+            "design": self.design,
             **({"library_variants": self.library_variants} if self.library_variants else {}),
             **({"ab": list(self.ab)} if self.ab else {}),
             "cells": [e.to_json() for e in self.entries],
@@ -241,6 +271,9 @@ class Plan:
             d.get("address_seeds") or 0,
             d.get("library_variants") or {},
             tuple(d.get("ab") or ()),
+            bool(d.get("quiet", False)),
+            bool(d.get("fresh_layouts", False)),
+            d.get("design"),
         )
 
     def layout(self, driver: str, rep: int) -> int:

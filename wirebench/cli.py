@@ -22,7 +22,9 @@ from rich.progress import (
 
 from . import (
     ab,
+    adaptive,
     compare,
+    design,
     distributed,
     drivers,
     export,
@@ -382,6 +384,16 @@ def _verdict_options(threshold: float):
     "of every cell run back to back in each round; B is read against A, paired by round "
     "(docs/methodology.md, 'A/B'), and the exit code is compare's.",
 )
+@click.option(
+    "--quiet-gate/--no-quiet-gate",
+    "quiet",
+    default=True,
+    show_default=True,
+    envvar="WIREBENCH_QUIET_GATE",
+    help="Measure a process again (at most twice, and a tenth of the run's processes) when "
+    "other programs kept over 0.1 CPU busy while it ran, after waiting for quiet "
+    '(docs/methodology.md, "The quiet gate").',
+)
 @_verdict_options(compare.AB_THRESHOLD)
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Finish a stopped run.")
 @click.option(
@@ -428,6 +440,7 @@ def run(
     claims,
     with_,
     ab,
+    quiet,
     threshold,
     alpha,
     fail_on,
@@ -446,7 +459,8 @@ def run(
             f"--{name.replace('_', '-')}"
             for name in ctx.params
             if name not in RESUME_TAKES
-            and ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+            and ctx.get_parameter_source(name)
+            not in (click.core.ParameterSource.DEFAULT, click.core.ParameterSource.ENVIRONMENT)
         ]
         if asked:
             _fail(
@@ -485,6 +499,7 @@ def run(
             claims=claims,
             with_=with_,
             ab=ab,
+            quiet=quiet,
         )
         try:
             names = orchestrate.selected_drivers(req)
@@ -494,6 +509,16 @@ def run(
             _fail(str(e))
         broken = _build([(n, b) for n, b in plan.builds if drivers.get(n).variant])
         _build_variants(plan, broken)
+        if plan.until:
+            pilot, warning = adaptive.pilot_fits(plan, design.load())
+            if warning:
+                console.print(f"warning: {warning}", highlight=False)
+            elif plan.budget and pilot == pilot:
+                console.print(
+                    f"the pilot: about {pilot:.0f} s of the {plan.budget:.0f} s budget, by the "
+                    "design's costs (docs/data/design.json)",
+                    highlight=False,
+                )
         store = _open_store(db, write=True)
         command = shlex.join(["wirebench", *sys.argv[1:]])
         run_id = None
@@ -709,7 +734,13 @@ def _run_with_progress(store, run_id, plan, broken=None) -> str:
                 highlight=False,
             )
 
-        return orchestrate.execute(store, run_id, plan, on_progress, on_round, broken)
+        def build(grown) -> None:
+            progress.console.print(
+                "the second stage's rounds, each on a layout variant of its own:"
+            )
+            _build_variants(grown, broken if broken is not None else {})
+
+        return orchestrate.execute(store, run_id, plan, on_progress, on_round, broken, build)
 
 
 def _emit_report(data: report.Report, db: str, html_dir: Path | None = None) -> Path | None:
@@ -974,6 +1005,63 @@ def publish_cmd(run_id, name, db) -> None:
     except publish.PublishError as e:
         _fail(str(e))
     console.print(f"run {run_id} ({uid}) published as {name}: {path}", highlight=False)
+
+
+@main.command("design")
+@click.option(
+    "--run",
+    "run_id",
+    type=int,
+    metavar="RUN",
+    help="Choose the design from a stored dimensioning run instead of running one.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=design.DESIGN_FILE,
+    show_default=True,
+    help="Where the design is written (every quick-profile plan reads docs/data/design.json).",
+)
+@_db_option
+def design_cmd(run_id, out, db) -> None:
+    """Measures how this machine's variance and costs split between samples, processes and
+    layouts for every suite and driver (the dimensioning run: a few headline cells each,
+    about 8 minutes), and writes the design of repetition chosen from them (design.py):
+    iterations per sample and samples per process, per suite and driver."""
+    store = _open_store(db, must_exist=run_id is not None, write=True)
+    if run_id is None:
+        names = [n for n, d in drivers.DRIVERS.items() if not d.variant]
+        _build([(n, DEFAULT_BUILD) for n in names])
+        try:
+            plan = orchestrate.dimensioning(names)
+        except RunError as e:
+            _fail(str(e))
+        broken = _build([(n, b) for n, b in plan.builds if drivers.get(n).variant])
+        _build_variants(plan, broken)
+        req = Request(filters={}, profile=DEFAULT_PROFILE)
+        run_id = orchestrate.start(store, req, plan, "wirebench design")
+        if _run_with_progress(store, run_id, plan, broken) != "complete":
+            _fail(
+                f"the dimensioning run {run_id} was interrupted: `wirebench design --run "
+                f"{run_id}` after `wirebench run --resume {run_id}`",
+                130,
+            )
+    row = store.run(run_id)
+    if row is None:
+        _fail(f"no run {run_id} in {display_name(db)}")
+    levels = design.measure(store, run_id)
+    if not levels:
+        _fail(f"run {run_id} has no cell of several processes and samples to design from")
+    chosen = design.Design(row["uid"], {(v.suite, v.driver): v for v in levels})
+    design.save(chosen, out)
+    if out == design.DESIGN_FILE:
+        path, _ = publish.publish(store, run_id, design.RUN_NAME)
+        console.print(f"the dimensioning run {run_id} ({row['uid']}) archived as {path}")
+        text = design.METHODOLOGY.read_text()
+        design.METHODOLOGY.write_text(design.render_into(text, chosen))
+    for line in design.table(chosen):
+        click.echo(line)
+    console.print(f"wrote {out}", highlight=False)
 
 
 @main.command("results")

@@ -249,13 +249,17 @@ class Worker:
             # stored of it is measured again (and replaced), so that no comparison
             # group of a round is split across two machines.
             where = self.store.process_hosts(run_id)
+            gate = runner.QuietGate.for_processes(len(tasks)) if plan.quiet else None
             for rep, task, _ in tasks:
                 key = task.cell.key
                 if where.get(key, {}).get(rep) == self.host:
                     continue  # stored by this machine (its worker restarted)
                 if self.store.cell_failed(run_id, key):
                     continue
-                outcome = runner.execute(task, identities)
+                if gate is not None:
+                    outcome = gate.measure(task, identities)
+                else:
+                    outcome = runner.execute(task, identities)
                 outcome.host = self.host
                 self.store.add_process(run_id, key, rep, outcome)
                 failed += not outcome.ok

@@ -15,6 +15,7 @@ from . import (
     adaptive,
     claims,
     comparisons,
+    design,
     drivers,
     env,
     instructions,
@@ -24,8 +25,8 @@ from . import (
     report,
     runner,
 )
-from .cells import DEFAULT_BUILD, Cell, Plan, PlanEntry, builds_asked
-from .profiles import PROFILES, Profile
+from .cells import DEFAULT_BUILD, MAX_LAYOUTS, Cell, Plan, PlanEntry, builds_asked
+from .profiles import DEFAULT_PROFILE, PROFILES, Profile
 from .suite import signature
 
 
@@ -57,6 +58,8 @@ class Request:
     claims: Path | None = None  # only the cells these claims compare (claims.py)
     with_: tuple[str, ...] = ()  # library variants, LANG:NAME=SOURCE (library_variants.py)
     ab: tuple[str, ...] = ()  # an A/B run's sides: B, or A and B (ab.py)
+    designed: bool = True  # the quick profile's counts from the machine's design (design.py)
+    quiet: bool = True  # the quiet gate (runner.QuietGate)
 
     @cached_property
     def parsed(self) -> dict[str, frozenset[str] | None]:
@@ -73,21 +76,22 @@ class Request:
         return parsed
 
 
-# Layout variants each native driver's rounds rotate over by default (docs/methodology.md,
-# "Layout variants": in the dimensioning experiment one binary's layout moved byte loops
-# by 10-30% and rpc and codec cells by up to 5%; a variant costs a link, nothing at run
-# time). Six: the default run's rounds, each on another layout. The JVM places its
-# compiled code anew in every process: it has no variants.
-DEFAULT_LAYOUTS = {"cpp": 6, "rust": 6, "go": 6, "d": 6}
-
-
-def layouts(req: Request, names: list[str]) -> dict[str, int]:
-    """K per driver of the plan: --layouts for every driver that has variants, or the
-    language's default. Drivers without variants (the JVM) are left out (K = 1)."""
+def layouts(req: Request, names: list[str], rounds: int = 0) -> dict[str, int]:
+    """K per driver of the plan: --layouts for every driver that has variants, or by
+    default a variant of its own for each of the plan's `rounds` (at most MAX_LAYOUTS),
+    which a second stage grows with the rounds it adds (Plan.fresh_layouts). Rounds that
+    share a variant share its layout's effect (one binary's layout moved byte loops by
+    10-30% and rpc and codec cells by up to 5% in the dimensioning experiment,
+    docs/methodology.md, "Layout variants"): an interval's unit is then the variant, not
+    the round (stats.clustered_mean), and a plan that reused six variants for forty rounds
+    would rest on six rounds' worth of layouts. An A/B's two sides are different binaries,
+    each moved its own way by its variant k: the same holds. A variant costs a link per
+    driver (and side), nothing at run time. Drivers without variants (the JVM places its
+    compiled code anew in every process) are left out (K = 1)."""
     out = {}
     for name in names:
         d = drivers.get(name)
-        k = req.layouts if req.layouts is not None else DEFAULT_LAYOUTS.get(d.lang, 1)
+        k = req.layouts if req.layouts is not None else min(rounds, MAX_LAYOUTS)
         if d.layouts and k > 1:
             out[name] = k
     return out
@@ -193,7 +197,14 @@ def plan(req: Request, names: list[str]) -> Plan:
         except ab.ABError as e:
             raise RunError(str(e)) from None
     the_plan = make_plan(
-        cells, PROFILES[req.profile], reps, req.samples, req.iters, req.timeout, req.measure
+        cells,
+        PROFILES[req.profile],
+        reps,
+        req.samples,
+        req.iters,
+        req.timeout,
+        req.measure,
+        designed=req.designed,
     )
     limit = the_plan.memory_limit if req.memory_limit is None else req.memory_limit or None
     return replace(
@@ -201,11 +212,44 @@ def plan(req: Request, names: list[str]) -> Plan:
         until=req.until,
         budget=req.budget,
         memory_limit=limit,
-        layouts=layouts(req, sorted({n for n, _ in the_plan.builds})),
+        fresh_layouts=req.layouts is None,
+        layouts=layouts(
+            req,
+            sorted({n for n, _ in the_plan.builds}),
+            max((e.reps for e in the_plan.entries), default=0),
+        ),
         address_seeds=req.address_seeds,
         library_variants={v.label: v.to_json() for v in variants},
         ab=tuple(s.to_json() for s in sides),
+        quiet=req.quiet and req.measure != "instructions",
     )
+
+
+def dimensioning(names: list[str]) -> Plan:
+    """The dimensioning run's plan (design.py): per suite and driver, DIM_CELLS of its
+    headline cells spread through them, at the quick profile's own counts (not a design's),
+    DIM_REPS processes of DIM_SAMPLES samples over DIM_LAYOUTS layouts each."""
+    req = Request(
+        filters={},
+        profile=DEFAULT_PROFILE,
+        reps=design.DIM_REPS,
+        samples=design.DIM_SAMPLES,
+        headline=True,
+        no_limits=True,
+        no_pairs=True,
+        layouts=design.DIM_LAYOUTS,
+        designed=False,
+    )
+    the_plan = plan(req, names)
+    groups: dict[tuple, list[PlanEntry]] = {}
+    for e in the_plan.entries:
+        if e.cell.server_lang in (None, e.cell.lang):
+            groups.setdefault((e.cell.suite, e.cell.driver_id), []).append(e)
+    kept = []
+    for group in groups.values():
+        n = min(design.DIM_CELLS, len(group))
+        kept += [group[(2 * i + 1) * len(group) // (2 * n)] for i in range(n)]
+    return replace(the_plan, entries=tuple(kept))
 
 
 def chosen_variants(req: Request, names: list[str]) -> list[library_variants.Variant]:
@@ -292,10 +336,14 @@ def make_plan(
     iters=None,
     timeout=None,
     measure="time",
+    designed=True,
 ) -> Plan:
     """Each cell's processes: timed ones (measure time or all) and one instruction count
     (instructions or all) where the cell's drivers can be counted."""
     timed = measure in ("time", "all")
+    # The quick profile's samples and sample lengths are the machine's design (design.py),
+    # where one was made and --samples and --iters leave them alone.
+    chosen = design.load() if designed and profile.name == DEFAULT_PROFILE else None
     entries = []
     for cell in cells:
         suite = registry.of(cell)
@@ -303,18 +351,29 @@ def make_plan(
         # or a 64MiB memcpy block would copy iters x 64MiB.
         n = None if suite.accompanies_every_run else iters
         n = n or suite.iters_for(profile.name, cell.case, cell.param)
+        m = samples or suite.samples_for(profile.name, cell.case) or profile.samples
+        level = design.for_entry(chosen, cell.suite, cell.base_driver_id)
+        if level and not suite.accompanies_every_run:
+            n = n if iters else n * level[0]
+            m = m if samples else level[1]
         warmup = suite.warmup_for(profile.name, cell.case, n)
         entries.append(
             PlanEntry(
                 cell,
                 n,
-                samples or suite.samples_for(profile.name, cell.case) or profile.samples,
+                m,
                 profile.warmup_for(n) if warmup is None else warmup,
                 (reps or profile.reps) if timed else 0,
                 instructions=measure != "time" and countable(cell),
             )
         )
-    return Plan(profile.name, timeout or profile.timeout, tuple(entries))
+    used = chosen is not None and not (samples and iters)
+    return Plan(
+        profile.name,
+        timeout or profile.timeout,
+        tuple(entries),
+        design=chosen.run_uid if used else None,
+    )
 
 
 def provenance(the_plan: Plan) -> dict:
@@ -365,10 +424,19 @@ def pending(store, run_id: int, the_plan: Plan) -> list:
     return runner.pending(store, run_id, the_plan, executables(the_plan))
 
 
-def execute(store, run_id: int, the_plan: Plan, progress, on_round=None, broken=None) -> str:
+def execute(
+    store, run_id: int, the_plan: Plan, progress, on_round=None, broken=None, build=None
+) -> str:
     """Runs what the plan still lacks, and the rounds adaptive repetition adds; the run's
     final status (complete, interrupted). `broken`: {driver: why} for drivers that did not
-    build (a library variant), whose cells become error rows."""
+    build (a library variant), whose cells become error rows; `build(plan)` builds the
+    layout variants a second stage adds."""
+
+    def prepare(grown: Plan) -> dict:
+        if build is not None:
+            build(grown)
+        return executables(grown)
+
     return runner.run_plan(
         store,
         run_id,
@@ -378,11 +446,15 @@ def execute(store, run_id: int, the_plan: Plan, progress, on_round=None, broken=
         identities(the_plan),
         on_round,
         broken,
+        prepare,
     )
 
 
 def identities(the_plan: Plan) -> runner.Identities:
-    """Who each executable of the plan must say it is in its results."""
+    """Who each executable of the plan must say it is in its results (and of every
+    variant a second stage may add to it)."""
+    if the_plan.fresh_layouts:
+        the_plan = replace(the_plan, layouts=dict.fromkeys(the_plan.layouts, MAX_LAYOUTS))
     return {
         exe: {"lang": drivers.get(n).lang, "toolchain": drivers.get(n).toolchain}
         for (n, _, _), exe in executables(the_plan).items()

@@ -189,6 +189,25 @@ _JIFFY_NS = 1e9 / os.sysconf("SC_CLK_TCK")
 IDLE, IOWAIT, STEAL = 3, 4, 7
 
 
+def busy_cpus(window_s: float = 0.2) -> float:
+    """The CPUs other programs keep busy now (in CPUs, over `window_s` of this process
+    sleeping): what a process started now would share the machine with."""
+    before = cpu_times()
+    time.sleep(window_s)
+    return _busy_jiffies(before, cpu_times()) * _JIFFY_NS / (window_s * 1e9)
+
+
+def _busy_jiffies(before, after) -> int:
+    """Jiffies every CPU spent neither idle, waiting for I/O nor stolen, between two reads."""
+    return sum(
+        sum(after[c])
+        - sum(before[c])
+        - sum(after[c][i] - before[c][i] for i in (IDLE, IOWAIT, STEAL))
+        for c in after
+        if c in before
+    )
+
+
 @dataclass
 class Noise:
     """What else happened on the machine while a process ran: time the hypervisor gave
@@ -202,13 +221,7 @@ class Noise:
     def between(before, after, cpus: set[int] | None, own_ns: int, wall_ns: int) -> Noise:
         watched = cpus or set(after)
         steal = sum(after[c][STEAL] - before[c][STEAL] for c in watched if c in before)
-        busy = sum(
-            sum(after[c])
-            - sum(before[c])
-            - sum(after[c][i] - before[c][i] for i in (IDLE, IOWAIT, STEAL))
-            for c in after
-            if c in before
-        )
+        busy = _busy_jiffies(before, after)
         other = max(0.0, busy * _JIFFY_NS - own_ns) / wall_ns if wall_ns else 0.0
         return Noise(int(steal * _JIFFY_NS), round(other, 3))
 

@@ -29,6 +29,7 @@ from .comparisons import (
 from .counts import JIT_READING, instruction_tables, is_timed, jit_table, variance_tables
 from .headline import single_langs
 from .model import CellResult, MetricData, Table
+from .runner import QUIET_LOAD
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Report:
     attachments: dict[str, bytes] = field(default_factory=dict)
     # The cells the headline's ratios read: a noisy one of them moves the answer.
     in_headline: frozenset[str] = frozenset()
+    # The quiet gate's work (store.remeasured): processes measured again, attempts set aside.
+    remeasured: tuple[int, int] = (0, 0)
 
     @property
     def files_dir(self) -> str:
@@ -164,6 +167,7 @@ def build(
         pending=[r for r in everything if r.status == "pending"],
         attachments=files,
         in_headline=frozenset(in_headline),
+        remeasured=store.remeasured(run_id),
     )
 
 
@@ -234,6 +238,16 @@ def _repetition_line(rep: Report) -> list[str]:
         )
     else:
         line += "; address placement: randomised by the kernel"
+    if plan.design:
+        line += f"; samples and sample lengths: the design of dimensioning run {plan.design}"
+    if plan.quiet:
+        n, tries = rep.remeasured
+        line += (
+            f"; quiet gate: {n} processes measured again ({tries} attempts set aside: other "
+            f"programs kept over {QUIET_LOAD} CPU busy)"
+            if n
+            else f"; quiet gate: no process ran beside over {QUIET_LOAD} CPU of other load"
+        )
     line += (
         f"; {stats.NO_INTERVAL}: a median of fewer than {stats.MIN_PROCESSES} processes, or "
         "a ratio of one round, has no 95% interval"

@@ -41,6 +41,7 @@ class Outcome:
     layout: int = 0  # the layout variant of the client's (or local process's) driver
     server_layout: int | None = None  # and of the server's (pipe cells)
     host: str | None = None  # the worker's machine, in a distributed run
+    remeasured: int = 0  # earlier attempts the quiet gate set aside (QuietGate)
 
     @property
     def ok(self) -> bool:
@@ -267,6 +268,55 @@ def _claimed(result: dict) -> dict:
     return {"lang": result.get("lang"), "toolchain": result.get("toolchain")}
 
 
+# -- the quiet gate --------------------------------------------------------------------------
+
+# A process measured while other programs kept more than QUIET_LOAD of a CPU busy is
+# measured again, once the machine is quiet (docs/methodology.md, "The quiet gate"): with
+# the other vCPU busy a process's distance from its cell's median was 6.8-23.7% here,
+# against 1.6% with it idle.
+QUIET_LOAD = 0.1
+QUIET_TRIES = 2  # a process is measured again at most this often
+QUIET_SHARE = 0.1  # and a run measures again at most this share of its processes
+QUIET_WAIT_S = 30.0  # how long to wait for quiet before measuring again anyway
+QUIET_POLL_S = 0.5
+
+
+@dataclass
+class QuietGate:
+    """Measures a process again while the machine was busy around it, within bounds,
+    and counts what it did (the report says it)."""
+
+    allowance: int  # processes the run may still measure again
+    remeasured: int = 0
+    busy = staticmethod(processes.busy_cpus)
+
+    @staticmethod
+    def for_processes(n: int) -> QuietGate:
+        return QuietGate(max(QUIET_TRIES, int(n * QUIET_SHARE)))
+
+    def loaded(self, outcome: Outcome) -> bool:
+        return outcome.ok and (outcome.other_load or 0.0) > QUIET_LOAD
+
+    def wait(self) -> None:
+        """Until the other CPUs are quiet, QUIET_WAIT_S at most."""
+        start = time.monotonic()
+        while time.monotonic() - start < QUIET_WAIT_S and self.busy(QUIET_POLL_S) > QUIET_LOAD:
+            pass
+
+    def measure(self, task: Task, identities: Identities | None) -> Outcome:
+        """One process of `task`, measured again while it ran beside a busy machine."""
+        outcome = execute(task, identities)
+        tries = 0
+        while self.loaded(outcome) and tries < QUIET_TRIES and self.allowance > 0:
+            self.wait()
+            tries += 1
+            self.allowance -= 1
+            self.remeasured += 1
+            outcome = execute(task, identities)
+        outcome.remeasured = tries
+        return outcome
+
+
 # -- a whole run -----------------------------------------------------------------------------
 
 
@@ -291,6 +341,7 @@ def run_plan(
     identities: Identities | None = None,
     on_round=None,
     broken: dict[str, str] | None = None,
+    prepare=None,
 ) -> str:
     """Runs every process of the plan not yet stored, then, if the plan says `until`,
     the second stage adaptive repetition sizes from them (adaptive.py); returns the run's
@@ -298,7 +349,9 @@ def run_plan(
 
     `progress(task, rep, outcome_or_None)` is told before (None) and after each process
     ("skipped" for the rest of a cell that failed); `on_round(stage, tasks)` before the
-    second stage runs. Ctrl-C stops the run as "interrupted" with everything finished kept.
+    second stage runs; `prepare(plan)` builds what a grown plan adds (its layout
+    variants) and returns its executables. Ctrl-C stops the run as "interrupted" with
+    everything finished kept.
     A cell of a driver in `broken` ({driver: why it did not build}) is an error row.
     """
     reconcile(store, run_id, plan)
@@ -312,28 +365,26 @@ def run_plan(
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, previous)
     started, walls, ran = time.monotonic(), 0.0, 0
+    tasks = pending(store, run_id, plan, executables)
+    gate = QuietGate.for_processes(len(tasks)) if plan.quiet else None
     try:
-        w, n = _run_tasks(
-            store,
-            run_id,
-            pending(store, run_id, plan, executables),
-            progress,
-            identities,
-            stop,
-            broken or {},
-        )
+        w, n = _run_tasks(store, run_id, tasks, progress, identities, stop, broken or {}, gate)
         walls, ran = walls + w, ran + n
         if plan.until and plan.pilot is None:
             # What the harness adds to each process (starting, storing), for the stage's
             # estimate of its own time.
             overhead = max(0.0, (time.monotonic() - started - walls) / ran) if ran else 0.0
             stage = adaptive.second_stage(store, run_id, plan, deadline, overhead)
-            plan = stage.plan
+            plan = stage.plan.with_fresh_layouts()
             store.grow_plan(run_id, plan)
+            if prepare is not None and plan.layouts != stage.plan.layouts:
+                executables = prepare(plan)  # the added rounds' layout variants
             tasks = pending(store, run_id, plan, executables)
             if on_round:
                 on_round(stage, tasks)
-            _run_tasks(store, run_id, tasks, progress, identities, stop, broken or {})
+            if gate:
+                gate.allowance += int(len(tasks) * QUIET_SHARE)
+            _run_tasks(store, run_id, tasks, progress, identities, stop, broken or {}, gate)
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted")
         return "interrupted"
@@ -345,8 +396,11 @@ def run_plan(
     return "complete"
 
 
-def _run_tasks(store, run_id, tasks, progress, identities, stop, broken) -> tuple[float, int]:
-    """Runs the tasks; their processes' wall seconds and how many ran."""
+def _run_tasks(
+    store, run_id, tasks, progress, identities, stop, broken, gate=None
+) -> tuple[float, int]:
+    """Runs the tasks (through the quiet gate, if any); their processes' wall seconds
+    and how many ran."""
     failed: set[str] = set()
     walls, ran = 0.0, 0
     for rep, task, last in tasks:
@@ -359,6 +413,8 @@ def _run_tasks(store, run_id, tasks, progress, identities, stop, broken) -> tupl
         if unbuilt:
             why = f"the {unbuilt[0]} driver did not build: {broken[unbuilt[0]]}"
             outcome = Outcome("error", why, layout=task.layout)
+        elif gate is not None:
+            outcome = gate.measure(task, identities)
         else:
             outcome = execute(task, identities)
         walls, ran = walls + (outcome.wall_ns or 0) / 1e9, ran + 1

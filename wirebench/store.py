@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .cells import Plan
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 LOCK_WAIT_S = 60.0
 
 
@@ -115,6 +115,7 @@ CREATE TABLE processes (
     layout INTEGER,                    -- the layout variant its driver ran (plan.layouts)
     server_layout INTEGER,             -- and the server's, for a pipe cell
     host TEXT,                         -- the worker's machine (distributed runs only)
+    remeasured INTEGER,                -- attempts the quiet gate set aside before this one
     PRIMARY KEY (run_id, key, rep)
 );
 CREATE TABLE metrics (
@@ -200,12 +201,19 @@ def _migrate_5_to_6(db) -> None:
         db.execute(statement)
 
 
+def _migrate_6_to_7(db) -> None:
+    """Version 7 counts, per process, the attempts the quiet gate measured again because
+    other programs kept the machine busy (runner.QuietGate; NULL: no gate)."""
+    db.execute("ALTER TABLE processes ADD COLUMN remeasured INTEGER")
+
+
 MIGRATIONS = {
     1: _migrate_1_to_2,
     2: _migrate_2_to_3,
     3: _migrate_3_to_4,
     4: _migrate_4_to_5,
     5: _migrate_5_to_6,
+    6: _migrate_6_to_7,
 }
 
 
@@ -486,8 +494,8 @@ class Store:
             self.db.execute(
                 "INSERT INTO processes (run_id, key, rep, status, error, wall_ns, "
                 "user_ns, sys_ns, max_rss_kb, result, command, finished, steal_ns, other_load, "
-                "layout, server_layout, host) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "layout, server_layout, host, remeasured) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     key,
@@ -506,6 +514,7 @@ class Store:
                     outcome.layout,
                     outcome.server_layout,
                     outcome.host,
+                    getattr(outcome, "remeasured", 0),
                 ),
             )
             self.db.execute(
@@ -551,6 +560,16 @@ class Store:
         for r in rows:
             out.setdefault(r["key"], {})[r["rep"]] = r["host"]
         return out
+
+    def remeasured(self, run_id: int) -> tuple[int, int]:
+        """The quiet gate's work in a run: processes it measured again, and the attempts
+        it set aside."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS n, SUM(remeasured) AS tries FROM processes "
+            "WHERE run_id = ? AND remeasured > 0",
+            (run_id,),
+        ).fetchone()
+        return int(row["n"] or 0), int(row["tries"] or 0)
 
     def mean_walls(self, run_id: int) -> dict[str, float]:
         """Each cell's mean wall time per process so far, in seconds."""
@@ -712,6 +731,7 @@ PROCESS_FIELDS = [
     "layout",
     "server_layout",
     "host",
+    "remeasured",
 ]
 PROCESS_COLUMNS = ", ".join(PROCESS_FIELDS)
 
