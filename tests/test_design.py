@@ -146,6 +146,12 @@ def _make_bench() -> tuple[list[str], float]:
     not REQUIRE_DRIVERS and not all(d.is_built() for d in drivers.DRIVERS.values()),
     reason="the default plan needs every driver built",
 )
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 35, open: by the design of run 58cf6ab1 the default pilot takes about "
+    "970 s of its 570 s budget, three quarters of it the JVM's processes; strict, so that "
+    "the mark goes once the pilot fits",
+)
 def test_the_default_runs_pilot_leaves_its_second_stage_room(monkeypatch):
     """A library added to a headline suite grows the pilot: this fails before the default
     run silently outgrows its budget again (issue 35)."""

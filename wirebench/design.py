@@ -10,7 +10,8 @@ m samples a process, on the logs:
 
 where s_w is the spread of samples within a process, s_p of processes within one code
 layout, s_L of layouts (variance.py), c_p what a process costs beside its samples (start,
-warm-up, checks, the harness's share) and c_s one sample. An interval's width over n
+warm-up, checks: its wall time beside its samples; the harness adds some 6 ms a process,
+left out) and c_s one sample. An interval's width over n
 processes goes as sqrt(v / n), its cost as n c: the width per machine-second is best at
 m* = sqrt((pi / 2) c_p s_w^2 / (c_s s_p'^2)), s_p'^2 = s_p^2 + s_L^2 (Kalibera and Jones's
 optimum for two levels; pi / 2 is the median's efficiency against a mean), kept within
@@ -19,12 +20,13 @@ process's cost is all samples.
 
 Before that, a sample is made long enough to measure: at least MIN_SAMPLE_S, by running
 more iterations of the profile's count (a whole multiple, so that the work per iteration
-and its check digests stay the same). A clock read costs some 25 ns here and the kernel's
-tick comes every 4 ms; a sample of 1 ms is 40,000 clock reads long and a tick's few
-microseconds are under 0.5% of it (BenchmarkTools.jl tunes evaluations per sample
-against the timer the same way: Chen and Revels, 2016). Longer samples average more of
-the within-process noise (a GC cycle, an interrupt) at a proportional cost, which the
-optimum above takes into account (s_w^2 c_s stays the same).
+and its check digests stay the same). A clock read costs some 25 ns here: at 0.1 ms it is
+0.025% of a sample. The kernel's tick comes every 4 ms: a sample of 0.1 ms takes one in
+40, a few microseconds, which a process's median over its samples leaves out (Chen and
+Revels, "Robust benchmarking in noisy environments", 2016, tune evaluations per sample
+against the timer the same way, in BenchmarkTools.jl). Longer samples average more of
+the noise within (a GC cycle, an interrupt) at a proportional cost, which the optimum
+above takes into account (s_w^2 c_s stays the same).
 
 `wirebench design` measures these on this machine (the dimensioning run: a few headline
 cells of every suite and driver, DIM_REPS processes of DIM_SAMPLES samples over
@@ -35,7 +37,6 @@ docs/results.md's "The instrument" table is rendered from it.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 import os
@@ -51,7 +52,7 @@ DESIGN_FILE = DOCS / "data" / "design.json"
 RUN_NAME = "design-run"  # the dimensioning run's archive: docs/data/design-run.json.gz
 FORMAT = 1
 
-MIN_SAMPLE_S = 0.001  # no sample shorter (module docstring)
+MIN_SAMPLE_S = 0.0001  # no sample shorter (module docstring)
 MAX_FACTOR = 16  # the profile's iterations a sample times at most
 MIN_SAMPLES, MAX_SAMPLES = 3, 40
 MEDIAN_EFFICIENCY = math.pi / 2  # a median's variance over a mean's, for normal samples
@@ -80,7 +81,7 @@ class Level:
     layouts: float  # s_L: between layouts
     sample_s: float  # c_s: one sample (every metric's, for codec's operations)
     shortest_s: float  # the shortest metric's sample (the one MIN_SAMPLE_S is for)
-    process_s: float  # c_p: a process beside its samples, the harness's share included
+    process_s: float  # c_p: a process's wall time beside its samples
     measured_samples: int
     measured_iters_factor: int
     # The design:
@@ -195,22 +196,8 @@ def measure(store, run_id: int) -> list[Level]:
     plan = json.loads(store.run(run_id)["plan"])
     samples_of = {c["cell"]["suite"]: c["samples"] for c in plan["cells"]}
     procs = store.db.execute(
-        "SELECT key, rep, wall_ns, finished FROM processes WHERE run_id = ? AND status = 'ok' "
-        "ORDER BY finished",
-        (run_id,),
+        "SELECT key, rep, wall_ns FROM processes WHERE run_id = ? AND status = 'ok'", (run_id,)
     ).fetchall()
-    # The harness's share of a process: the time from the end of the one before it to its
-    # own end, less its wall time (starting it, judging and storing its result, codec's
-    # compression timings), per process in running order.
-    harness: dict[str, float] = {}
-    last = None
-    for p in procs:
-        end = dt.datetime.fromisoformat(p["finished"])
-        if last is not None:
-            gap = (end - last).total_seconds() - p["wall_ns"] / 1e9
-            if 0 <= gap < 5:
-                harness[f"{p['key']}#{p['rep']}"] = gap
-        last = end
     walls: dict[str, list[tuple[int, float]]] = {}
     for p in procs:
         walls.setdefault(p["key"], []).append((p["rep"], p["wall_ns"] / 1e9))
@@ -244,9 +231,8 @@ def measure(store, run_id: int) -> list[Level]:
             sample.append(sum(per_metric))
             shortest.append(min(per_metric))
             m = samples_of.get(suite_name, DIM_SAMPLES)
-            for rep, wall in walls.get(r.cell.key, []):
-                extra = harness.get(f"{r.cell.key}#{rep}", 0.0)
-                fixed.append(max(0.0, wall - m * sum(per_metric)) + extra)
+            for _, wall in walls.get(r.cell.key, []):
+                fixed.append(max(0.0, wall - m * sum(per_metric)))
                 nproc += 1
         m_dim = samples_of.get(suite_name, DIM_SAMPLES)
         w2 = float(np.mean(w))
@@ -278,7 +264,6 @@ def measure(store, run_id: int) -> list[Level]:
 class Design:
     run_uid: str | None
     levels: dict[tuple[str, str], Level]
-    harness_s: float = 0.0  # unused by plans: kept for the record
 
     def level(self, suite: str, driver: str) -> Level | None:
         return self.levels.get((suite, driver))

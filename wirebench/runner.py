@@ -277,7 +277,7 @@ def _claimed(result: dict) -> dict:
 QUIET_LOAD = 0.1
 QUIET_TRIES = 2  # a process is measured again at most this often
 QUIET_SHARE = 0.1  # and a run measures again at most this share of its processes
-QUIET_WAIT_S = 30.0  # how long to wait for quiet before measuring again anyway
+QUIET_WAIT_S = 10.0  # how long to wait for quiet before measuring again anyway
 QUIET_POLL_S = 0.5
 
 
