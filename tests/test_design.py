@@ -182,3 +182,21 @@ def test_the_methodology_shows_the_committed_design():
         pytest.fail("docs/data/design.json: run `wirebench design`")
     text = design.METHODOLOGY.read_text()
     assert design.render_into(text, chosen) == text
+
+
+def test_wirebench_design_measures_and_writes_a_design(run, tmp_path):
+    """The dimensioning run end to end with the fake driver: its headline cells at the
+    dimensioning counts, then the design chosen from them (`--run` chooses again)."""
+    out = tmp_path / "design.json"
+    r = run("design", "--suite", "codec", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    chosen = design.load(out)
+    assert chosen is not None and chosen.levels
+    store = Store(run.db)
+    plan = store.plan(1)
+    assert {e.samples for e in plan.entries} == {design.DIM_SAMPLES}
+    assert {e.reps for e in plan.entries} == {design.DIM_REPS}
+    assert all(v.samples >= design.MIN_SAMPLES for v in chosen.levels.values())
+    again = run("design", "--run", "1", "--out", str(tmp_path / "again.json"))
+    assert again.exit_code == 0, again.output
+    assert design.load(tmp_path / "again.json") == chosen

@@ -1022,24 +1022,26 @@ def publish_cmd(run_id, name, db) -> None:
     show_default=True,
     help="Where the design is written (every quick-profile plan reads docs/data/design.json).",
 )
+@_filter_options
 @_db_option
-def design_cmd(run_id, out, db) -> None:
+def design_cmd(run_id, out, db, **filters) -> None:
     """Measures how this machine's variance and costs split between samples, processes and
     layouts for every suite and driver (the dimensioning run: a few headline cells each,
-    about 8 minutes), and writes the design of repetition chosen from them (design.py):
-    iterations per sample and samples per process, per suite and driver."""
+    some minutes), and writes the design of repetition chosen from them (design.py):
+    iterations per sample and samples per process, per suite and driver. The filters
+    narrow the dimensioning run (a design then has levels for what it ran only)."""
     store = _open_store(db, must_exist=run_id is not None, write=True)
     if run_id is None:
-        names = [n for n, d in drivers.DRIVERS.items() if not d.variant]
-        _build([(n, DEFAULT_BUILD) for n in names])
+        req = Request(filters=filters, profile=DEFAULT_PROFILE)
         try:
-            plan = orchestrate.dimensioning(names)
+            names = orchestrate.selected_drivers(req)
+            _build([(n, DEFAULT_BUILD) for n in names])
+            plan = orchestrate.dimensioning(names, filters)
         except RunError as e:
             _fail(str(e))
         broken = _build([(n, b) for n, b in plan.builds if drivers.get(n).variant])
         _build_variants(plan, broken)
-        req = Request(filters={}, profile=DEFAULT_PROFILE)
-        run_id = orchestrate.start(store, req, plan, "wirebench design")
+        run_id = orchestrate.start(store, req, plan, shlex.join(["wirebench", *sys.argv[1:]]))
         if _run_with_progress(store, run_id, plan, broken) != "complete":
             _fail(
                 f"the dimensioning run {run_id} was interrupted: `wirebench design --run "

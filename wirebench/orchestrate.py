@@ -225,12 +225,12 @@ def plan(req: Request, names: list[str]) -> Plan:
     )
 
 
-def dimensioning(names: list[str]) -> Plan:
+def dimensioning(names: list[str], filters: dict[str, str | None] | None = None) -> Plan:
     """The dimensioning run's plan (design.py): per suite and driver, DIM_CELLS of its
     headline cells spread through them, at the quick profile's own counts (not a design's),
     DIM_REPS processes of DIM_SAMPLES samples over DIM_LAYOUTS layouts each."""
     req = Request(
-        filters={},
+        filters=filters or {},
         profile=DEFAULT_PROFILE,
         reps=design.DIM_REPS,
         samples=design.DIM_SAMPLES,
