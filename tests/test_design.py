@@ -57,12 +57,6 @@ def test_a_sample_is_made_long_enough_to_measure():
     assert short.process_cost == pytest.approx(0.1 + short.samples * 0.0002 * short.iters_factor)
 
 
-def test_the_processes_a_ratio_needs_grow_with_the_spread():
-    quiet, loud = level(between=0.01), level(between=0.1)
-    assert quiet.rounds_for(0.05) < loud.rounds_for(0.05)
-    assert loud.rounds_for(0.05, quiet) < loud.rounds_for(0.05)
-
-
 def _store_run(tmp_path, within: float, between: float, layouts: float) -> tuple[Store, int]:
     """A run of three rpc cells in cpp, 8 processes of 15 samples each over 4 layouts,
     with known spreads (relative standard deviations) at each level."""

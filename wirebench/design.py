@@ -94,13 +94,6 @@ class Level:
         """c(m): one process of the design, in seconds."""
         return self.process_s + self.samples * self.sample_s * self.iters_factor
 
-    def rounds_for(self, width: float, baseline: Level | None = None) -> int:
-        """Processes a cell needs for a paired ratio against `baseline` (itself when None)
-        to reach ±width at 95%, by the normal approximation: a planning figure."""
-        other = baseline or self
-        sd = math.sqrt(self.per_process**2 + other.per_process**2)
-        return max(1, math.ceil((1.96 * sd / math.log1p(width)) ** 2))
-
 
 def choose(
     suite: str,
