@@ -1,6 +1,9 @@
 """Driver registry: a missing tool is named with its install command; a bad driver is named."""
 
 import dataclasses
+import json
+import os
+import subprocess
 
 import pytest
 
@@ -119,3 +122,24 @@ def test_each_build_reports_itself_and_lists_the_same_cells(name):
     if name == "java":
         assert "-XX:+UseTransparentHugePages" in tuned["jvm_flags"]
     assert drivers.list_cells(name, "tuned") == drivers.list_cells(name, "stock")
+
+
+@need_driver("java")
+def test_the_java_driver_maps_its_class_data_sharing_archive_and_rebuilds_nothing_unchanged(
+    monkeypatch,
+):
+    """The build made the archive and the launcher passes it: with -Xshare:on the JVM exits
+    with an error when it cannot map it. A second build of an unchanged tree runs neither
+    Maven nor the archive's training."""
+    root = drivers.ROOT
+    assert (root / drivers._JSA).is_file()
+    launcher = root / "drivers/java/wirebench-java"
+    env = {**os.environ, "WIREBENCH_JVM_OPTS": "-Xshare:on"}
+    env.pop("WIREBENCH_JAVA_CLASSPATH", None)
+    out = subprocess.run([launcher, "info"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "SharedArchiveFile" in json.loads(out.stdout)["build"]["jvm_flags"]
+    ran = []
+    monkeypatch.setattr(drivers, "_run", lambda log, cmd, *a, **k: ran.append(cmd))
+    drivers._java_build(lambda m: None, root, None)
+    assert ran == []

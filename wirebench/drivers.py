@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -524,6 +525,109 @@ _GO_GENERATE = ("go", "-C", "drivers/go", "generate", "./...")
 _GO_STOCK = ("go", "-C", "drivers/go", "build", "-o", "bin/wirebench-go", "./cmd/wirebench-go")
 _MVN = ("mvn", "-q", "-B", "-f", "drivers/java/pom.xml", "package", "-DskipTests")
 _JAR = "drivers/java/target/wirebench-java.jar"
+# The Java driver's class-data-sharing archive: the classes its cells load, parsed and
+# verified once at build time (the launcher maps it; drivers/java/wirebench-java).
+_JSA = "drivers/java/target/wirebench-java.jsa"
+# What the jar is made from: Maven's project, the driver's own sources, and the shared
+# schemas it generates code from (and copies into the jar: log.avsc, logs.avsc).
+_JAVA_SOURCES = ("drivers/java/pom.xml", "drivers/java/src/main", "schemas")
+# What the archive is made from besides the jar: the libraries beside it and the launcher
+# (its flags: the archive records the class path and the modules it was made with).
+_JAVA_ARCHIVED = (_JAR, "drivers/java/target/lib", "drivers/java/wirebench-java")
+# The archive's training run (the cells whose classes it holds).
+_JAVA_TRAINING = "drivers/java/src/main/java/wirebench/CdsTraining.java"
+# What a build last made, and from what (_java_build).
+_JAVA_STAMP = "drivers/java/target/wirebench-java.built"
+
+
+def _files_digest(root: Path, paths) -> str:
+    """The name, size and modification time (ns) of every file under `paths`: changes
+    when a file is edited, added, removed, or replaced by an older copy (a git checkout, a
+    library variant's tree synced with its times kept), which "newer than the jar" misses."""
+    h = hashlib.sha256()
+    for rel in paths:
+        top = root / rel
+        files = sorted(f for f in top.rglob("*") if f.is_file()) if top.is_dir() else [top]
+        for f in files:
+            try:
+                st = f.stat()
+            except FileNotFoundError:
+                h.update(f"{rel}\0missing\n".encode())
+                continue
+            h.update(f"{f.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _tools(*names: str) -> str:
+    """The programs on PATH that generate code into the jar, by path, size and time."""
+    out = []
+    for name in names:
+        found = shutil.which(name)
+        st = Path(found).resolve().stat() if found else None
+        out.append(f"{name}\0{found}\0{st.st_size}\0{st.st_mtime_ns}" if st else name)
+    return "\0".join(out)
+
+
+def _jdk() -> str:
+    """The JDK on PATH, by its module image: a new JDK (an upgrade too) cannot map an
+    archive another one made."""
+    java = shutil.which("java")
+    if java is None:
+        return "none"
+    modules = Path(java).resolve().parent.parent / "lib" / "modules"
+    try:
+        st = modules.stat()
+    except OSError:
+        return str(modules)
+    return f"{modules}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def _java_build(log, root: Path, env: dict | None) -> None:
+    """The Java driver's build: Maven's package, then the class-data-sharing archive, each
+    only when what it is made from changed since the last build (recorded in _JAVA_STAMP).
+    Maven has no up-to-date check of its own worth the name: a package of an unchanged tree
+    still runs every generator and the compiler (~45 s here); cargo, ninja, make and go's
+    cache are the other drivers' checks."""
+    stamp = root / _JAVA_STAMP
+    try:
+        last = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        last = {}
+    sources = _files_digest(root, _JAVA_SOURCES) + "\0" + _tools("flatc", "thrift")
+    if last.get("sources") != sources or not (root / _JAR).is_file():
+        stamp.unlink(missing_ok=True)
+        _run(log, _MVN, root, env)
+    archived = _files_digest(root, _JAVA_ARCHIVED) + "\0" + _jdk()
+    if not (root / _JAVA_TRAINING).is_file():
+        # A revision from before the archive (an A/B run's other side): none to make.
+        (root / _JSA).unlink(missing_ok=True)
+    elif last.get("archived") != archived or not (root / _JSA).is_file():
+        _java_archive(log, root, env)
+    stamp.write_text(json.dumps({"sources": sources, "archived": archived}) + "\n")
+
+
+def _java_archive(log, root: Path, env: dict | None) -> None:
+    """Makes the Java driver's class-data-sharing archive: the launcher runs
+    wirebench.CdsTraining (one small cell of each case, library and rpc mode of every
+    suite, in one JVM, untimed) with -XX:ArchiveClassesAtExit, into a temporary file
+    renamed into place, so that no process maps half an archive."""
+    jsa = root / _JSA
+    tmp = jsa.with_name(jsa.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    log(f"class-data-sharing archive {_JSA} (wirebench.CdsTraining)")
+    with tempfile.TemporaryDirectory(prefix="wirebench-cds-") as scratch:
+        launcher = str(root / "drivers/java/wirebench-java")
+        cmd_env = {
+            **(env or {}),
+            "WIREBENCH_JAVA_CDS_DUMP": str(tmp),
+            "WIREBENCH_JVM_OPTS": "",  # the launcher's flags and nothing else
+            "WIREBENCH_JAVA_CLASSPATH": "",
+        }
+        _run(log, (launcher, scratch), root, cmd_env)
+    if not tmp.is_file():
+        raise DriverError(f"the JVM made no class-data-sharing archive ({tmp})")
+    os.replace(tmp, jsa)
+
 
 DRIVERS = {
     "cpp": Driver(
@@ -655,13 +759,14 @@ DRIVERS = {
         builds={
             "stock": Build(
                 "drivers/java/wirebench-java",
-                (_MVN,),
-                "the launcher's measurement flags only (fixed heap, SerialGC, foreground JIT)",
+                (_java_build,),
+                "the launcher's measurement flags only (a fixed heap by suite, SerialGC, "
+                "foreground JIT, a class-data-sharing archive)",
                 _JAR,
             ),
             "tuned": Build(
                 "drivers/java/wirebench-java-tuned",
-                (_MVN,),
+                (_java_build,),
                 "the stock flags plus -XX:+UseTransparentHugePages",
                 _JAR,
             ),

@@ -29,8 +29,8 @@ DEFAULT_PLACEMENT = "one-core"
 # A result is one JSON line of at most a few MiB (the standard profile's samples, a queue
 # run's histograms); 64 MiB on a stream is a driver printing in a loop.
 OUTPUT_LIMIT = 64 << 20
-# Each process's address space by default: room for the JVM's reservations (a 512 MiB
-# heap, class space, code cache, thread stacks) and the largest cells' buffers, far below
+# Each process's address space by default: room for the JVM's reservations (a heap of
+# up to 320 MiB, class space, code cache, thread stacks) and the largest cells' buffers, far below
 # the machine's memory. RLIMIT_AS counts reserved, not touched, memory.
 DEFAULT_MEMORY_LIMIT = 8 << 30
 POLL_S = 0.05  # how often the watcher looks at the clock and the output files
