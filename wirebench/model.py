@@ -86,6 +86,12 @@ def ratio(a: MetricData, b: MetricData) -> stats.Ratio:
     return stats.paired_ratio(a.rounds, b.rounds, a.pilot, (a.layouts, b.layouts))
 
 
+def difference(a: MetricData, b: MetricData) -> stats.Difference:
+    """A - B of one metric of two cells of one run, paired by round
+    (stats.paired_difference), rounds of one layout a cluster as in `ratio`."""
+    return stats.paired_difference(a.rounds, b.rounds, a.pilot, (a.layouts, b.layouts))
+
+
 def geomean_log(pairs: list[tuple[MetricData, MetricData]]) -> stats.LogRatio:
     """The geometric mean of several cells' paired A/B (stats.paired_geomean_log)."""
     return stats.paired_geomean_log(

@@ -52,13 +52,13 @@ def _floors(results: list[CellResult]) -> dict[tuple, CellResult]:
 
 def above_null(r: CellResult, floors: dict[tuple, CellResult]) -> stats.Difference | None:
     """r's time less its language's null floor in the same case and parameters: process
-    medians paired by round (stats.paired_difference); None without a floor."""
+    medians paired by round (model.difference); None without a floor."""
     floor = floors.get(_floor_key(r))
     if floor is None or floor is r or not r.ok:
         return None
     a, b = r.metric("time"), floor.metric("time")
     try:
-        return stats.paired_difference(a.rounds, b.rounds, a.pilot)
+        return model.difference(a, b)
     except ValueError:  # no round both ran
         return None
 
@@ -254,7 +254,7 @@ def _ratio_tables(suite: Suite, results: list[CellResult]) -> list[Table]:
                 *(r.cell.param.get(n, "") for n in names if n != "ordering"),
                 _ns(rel.summary("time").median),
                 _ns(r.summary("time").median),
-                stats.paired_difference(a.rounds, b.rounds, a.pilot).text(_ns),
+                model.difference(a, b).text(_ns),
                 model.ratio(a, b).text(),
             ]
         )
