@@ -121,3 +121,13 @@ def test_an_ab_run_gives_every_round_a_layout_of_its_own():
     assert orchestrate.layouts(fixed, names, 18) == {"cpp": 6, "rust": 6}
     plain = orchestrate.Request(filters={}, profile="quick")  # as every run by default
     assert orchestrate.layouts(plain, names, 18) == {"cpp": 18, "rust": 18}
+
+
+def test_a_patch_side_is_one_variant_per_language_not_per_compiler():
+    """cpp-clang++ shares drivers/cpp with cpp: `--ab patch=` over `--lang cpp` asks for
+    the cpp variant only (it used to ask for `cpp-clang++:patch=`, which --with refuses)."""
+    names = ["cpp", "cpp-clang++", "rust", "d-gdc"]
+    assert ab.variant_texts(("patch=/x.patch",), names) == [
+        "cpp:patch=/x.patch",
+        "rust:patch=/x.patch",
+    ]

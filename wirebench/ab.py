@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import compare, library_variants, model
+from . import compare, drivers, library_variants, model
 from .cells import BUILDS, DEFAULT_BUILD, Cell
 
 COMMITTED = "committed"
@@ -101,12 +101,15 @@ def is_variant(text: str) -> bool:
 
 def variant_texts(texts: tuple[str, ...], names: list[str]) -> list[str]:
     """The variants the sides need, as --with names them: a library variant, and a patch
-    or revision of each driver of the run (`names`)."""
+    or revision of each driver of the run (`names`) that is its language's own (a
+    variant is per language: cpp-clang++, d-gdc and d-ldc2 build another compiler's binary
+    of a tree they share, and their cells run on one side only)."""
     out = []
+    own = [n for n in names if n not in drivers.DRIVERS or drivers.DRIVERS[n].lang == n]
     for t in texts:
         name, _, source = t.partition("=")
         if name in OWN_CODE and source:
-            out += [f"{n}:{t}" for n in names]
+            out += [f"{n}:{t}" for n in own]
         elif is_variant(t):
             out.append(t)
     return out
