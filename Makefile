@@ -56,10 +56,15 @@ fuzz-build:
 # registries have, from its seeds, its named regressions and its cached corpus: libFuzzer
 # (C++), go test -fuzz, cargo fuzz. Java's run inside mvn test. Longer: FUZZ_SECONDS=60.
 FUZZ_SECONDS ?= 2
+# The three at once: a fuzzer runs on one core, and Rust's ASan build (minutes from a fresh
+# clone) takes the other meanwhile. Each one's status counts.
 test-fuzz: fuzz-build
-	drivers/cpp/fuzz/run.sh $(FUZZ_SECONDS)
-	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS)
-	drivers/rust/fuzz/run.sh $(FUZZ_SECONDS)
+	drivers/rust/fuzz/run.sh $(FUZZ_SECONDS) & rust=$$!; \
+	drivers/go/scripts/fuzz.sh $(FUZZ_SECONDS) & go=$$!; \
+	drivers/cpp/fuzz/run.sh $(FUZZ_SECONDS); cpp=$$?; \
+	wait $$go; go=$$?; wait $$rust; rust=$$?; \
+	echo "test-fuzz: cpp $$cpp, go $$go, rust $$rust"; \
+	[ $$cpp -eq 0 ] && [ $$go -eq 0 ] && [ $$rust -eq 0 ]
 
 # Every target of every driver for FUZZ_LONG_SECONDS each (hours), with the executions each
 # reached in results/fuzz-executions.tsv (scripts/fuzz-long.sh).
