@@ -132,6 +132,7 @@ def test_the_java_driver_maps_its_class_data_sharing_archive_and_rebuilds_nothin
     with an error when it cannot map it. A second build of an unchanged tree runs neither
     Maven nor the archive's training."""
     root = drivers.ROOT
+    drivers.DRIVERS["java"].build_driver(lambda m: None)  # current (a no-op if it was)
     assert (root / drivers._JSA).is_file()
     launcher = root / "drivers/java/wirebench-java"
     env = {**os.environ, "WIREBENCH_JVM_OPTS": "-Xshare:on"}
@@ -139,7 +140,9 @@ def test_the_java_driver_maps_its_class_data_sharing_archive_and_rebuilds_nothin
     out = subprocess.run([launcher, "info"], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "SharedArchiveFile" in json.loads(out.stdout)["build"]["jvm_flags"]
-    ran = []
-    monkeypatch.setattr(drivers, "_run", lambda log, cmd, *a, **k: ran.append(cmd))
+
+    def run(log, cmd, *args, **kwargs):  # fails before the build records anything as made
+        raise AssertionError(f"an unchanged tree's build ran {cmd}")
+
+    monkeypatch.setattr(drivers, "_run", run)
     drivers._java_build(lambda m: None, root, None)
-    assert ran == []
