@@ -146,3 +146,22 @@ def test_the_java_driver_maps_its_class_data_sharing_archive_and_rebuilds_nothin
 
     monkeypatch.setattr(drivers, "_run", run)
     drivers._java_build(lambda m: None, root, None)
+
+
+def test_a_java_build_whose_archive_fails_warns_and_runs_without_one(tmp_path, monkeypatch):
+    """The archive only speeds up a JVM's start: a JDK that cannot make one (no base
+    archive, say) leaves the driver built, says so, and the next build tries again."""
+    for rel in (drivers._JAR, drivers._JAVA_TRAINING, "drivers/java/pom.xml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+
+    def no_archive(log, root, env):
+        raise drivers.DriverError("the JVM made no class-data-sharing archive (x.tmp)")
+
+    monkeypatch.setattr(drivers, "_run", lambda *a, **k: None)
+    monkeypatch.setattr(drivers, "_java_archive", no_archive)
+    said = []
+    drivers._java_build(said.append, tmp_path, None)
+    assert said[-1].startswith("warning: no class-data-sharing archive for the java driver")
+    assert not (tmp_path / drivers._JSA).exists()
+    assert json.loads((tmp_path / drivers._JAVA_STAMP).read_text())["archived"] is None

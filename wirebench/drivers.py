@@ -602,7 +602,14 @@ def _java_build(log, root: Path, env: dict | None) -> None:
         # A revision from before the archive (an A/B run's other side): none to make.
         (root / _JSA).unlink(missing_ok=True)
     elif last.get("archived") != archived or not (root / _JSA).is_file():
-        _java_archive(log, root, env)
+        try:
+            _java_archive(log, root, env)
+        except DriverError as e:
+            # The driver runs without one, loading its classes from the jars (slower to
+            # start, the same code): said, and tried again by the next build.
+            (root / _JSA).unlink(missing_ok=True)
+            log(f"warning: no class-data-sharing archive for the java driver: {e}")
+            archived = None
     stamp.write_text(json.dumps({"sources": sources, "archived": archived}) + "\n")
 
 
