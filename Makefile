@@ -6,7 +6,7 @@
 UV ?= uv
 WIREBENCH = $(UV) run wirebench
 # Seconds make bench may run, its second stage included: `make bench BUDGET=1500` narrows more.
-BUDGET ?= 570
+BUDGET ?= 1080
 
 .PHONY: setup build bench bench-full bench-standard test test-drivers fuzz-build test-fuzz fuzz-long test-harness lint
 

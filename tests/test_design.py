@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -128,6 +129,45 @@ def test_a_plan_reads_the_design_only_where_it_has_a_level(tmp_path, monkeypatch
     assert adaptive.pilot_fits(roomy, design.load())[1] is None
 
 
+def test_a_budget_sizes_the_pilot_by_noise_over_the_root_of_cost():
+    """Neyman's allocation: a costly, steady process (a JVM's) loses pilot rounds before a
+    cheap, noisy one; never below MIN_PILOT; a roomy budget leaves the pilot whole."""
+    cheap = design.choose("rpc", "cpp", **{**_DIM, "between": 0.3, "process_s": 0.03})
+    dear = design.choose("rpc", "java", **{**_DIM, "between": 0.1, "process_s": 3.0})
+    chosen = design.Design("uid", {("rpc", "cpp"): cheap, ("rpc", "java"): dear})
+    cells = [
+        Cell.make("rpc", case, lang, "capnp", {"mode": "bytes", "reuse": "reuse"})
+        for case in ("carsales", "catrank", "eval")
+        for lang in ("cpp", "java")
+    ]
+    entries = [PlanEntry(c, 10, 3, 1, adaptive.PILOT) for c in cells]
+    whole = design.estimate(chosen, entries)
+    assert adaptive.size_pilot(entries, chosen, 10 * whole) == tuple(entries)
+    java_at_floor = [
+        replace(e, reps=adaptive.MIN_PILOT) if e.cell.lang == "java" else e for e in entries
+    ]
+    budget = design.estimate(chosen, java_at_floor) / adaptive.PILOT_SHARE
+    sized = adaptive.size_pilot(entries, chosen, budget)
+    reps = {(e.cell.case, e.cell.lang): e.reps for e in sized}
+    assert all(reps[c, "cpp"] == adaptive.PILOT for c in ("carsales", "catrank", "eval"))
+    assert all(reps[c, "java"] == adaptive.MIN_PILOT for c in ("carsales", "catrank", "eval"))
+    assert design.estimate(chosen, sized) <= adaptive.PILOT_SHARE * budget
+    # A budget nothing fits: every cell at the floor, and the run is told (pilot_fits).
+    floor = adaptive.size_pilot(entries, chosen, whole / 100)
+    assert {e.reps for e in floor} == {adaptive.MIN_PILOT}
+
+
+_DIM = dict(
+    cells=3,
+    processes=24,
+    within=0.05,
+    layouts=0.0,
+    sample_s=0.01,
+    shortest_s=0.01,
+    measured_samples=15,
+)
+
+
 def _make_bench() -> tuple[list[str], float]:
     """`make bench`'s wirebench arguments and its budget, as the Makefile has them."""
     text = (paths.ROOT / "Makefile").read_text()
@@ -139,12 +179,6 @@ def _make_bench() -> tuple[list[str], float]:
 @pytest.mark.skipif(
     not REQUIRE_DRIVERS and not all(d.is_built() for d in drivers.DRIVERS.values()),
     reason="the default plan needs every driver built",
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 35, open: by the design of run d638a13a the default pilot takes about "
-    "850 s of its 570 s budget, 630 s of it the JVM's processes (2-2.6 s each beside their "
-    "samples); strict, so that the mark goes once the pilot fits",
 )
 def test_the_default_runs_pilot_leaves_its_second_stage_room(monkeypatch):
     """A library added to a headline suite grows the pilot: this fails before the default

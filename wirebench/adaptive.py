@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from . import design, headline, model, stats
 from .cells import Plan
 
-PILOT = 6  # rounds every cell runs before the second stage is sized
+PILOT = 6  # rounds a cell's pilot has, unless the budget sizes it down (size_pilot)
+MIN_PILOT = 4  # and at least: Stein's count from fewer rounds pays t(0.975, 2) = 4.3
 MAX_REPS = 40  # processes per cell at most, whatever the budget
 # The pilot may take this share of a budget by the design's costs (design.estimate); the
 # rest is the second stage's, and a plan whose pilot leaves it less is told so up front.
@@ -116,7 +117,9 @@ def second_stage(
     cost = {k: s + overhead for k, s in store.mean_walls(run_id).items()}
     left = math.inf if deadline is None else deadline - time.monotonic()
     target, full, partial, left_wide = targets(ratios, reps, cost, plan.until, left)
-    entries = tuple(replace(e, reps=max(e.reps, target.get(e.cell.key, 0))) for e in plan.entries)
+    entries = tuple(
+        replace(e, reps=max(e.reps, target.get(e.cell.key, 0)), pilot=e.reps) for e in plan.entries
+    )
     grown = {e.cell.key for e in entries} & {k for k, n in target.items() if n > reps.get(k, 0)}
     seconds = sum((target[k] - reps[k]) * cost.get(k, 0.0) for k in grown)
     pilot = min((e.reps for e in plan.entries if e.reps), default=0)
@@ -128,6 +131,42 @@ def second_stage(
         left_wide,
         seconds,
     )
+
+
+def size_pilot(entries, chosen: design.Design | None, budget: float | None) -> tuple:
+    """The pilot's rounds per cell, sized to leave the second stage its share of `budget`.
+
+    A pilot of PILOT rounds everywhere that would take more than PILOT_SHARE of the budget
+    by the design's costs gives cells fewer rounds (never fewer than MIN_PILOT), in
+    Neyman's allocation: a cell's rounds in proportion to its process's standard deviation
+    over the square root of its process's cost, which spends the pilot where a round buys
+    the most precision (a JVM process costs 20-60 times a native one here and varies less).
+    Entries without a design, a budget, or the need are returned as they are."""
+    if chosen is None or not budget or not entries:
+        return tuple(entries)
+    share = PILOT_SHARE * budget
+    cost = [design.estimate(chosen, [replace(e, reps=1)]) for e in entries]
+    if sum(e.reps * c for e, c in zip(entries, cost, strict=True)) <= share:
+        return tuple(entries)
+    every = [v.per_process for v in chosen.levels.values()]
+    sd = []
+    for e in entries:
+        level = chosen.level(e.cell.suite, e.cell.base_driver_id)
+        sd.append(level.per_process if level else max(every))
+    weight = [s / math.sqrt(max(c, 1e-6)) for s, c in zip(sd, cost, strict=True)]
+
+    def sized(scale: float) -> list[int]:
+        return [
+            min(e.reps, max(MIN_PILOT, math.floor(scale * w)))
+            for e, w in zip(entries, weight, strict=True)
+        ]
+
+    lo, hi = 0.0, max(e.reps for e in entries) / min(weight)
+    for _ in range(60):  # the largest scale whose pilot fits
+        mid = (lo + hi) / 2
+        fits = sum(n * c for n, c in zip(sized(mid), cost, strict=True)) <= share
+        lo, hi = (mid, hi) if fits else (lo, mid)
+    return tuple(replace(e, reps=min(e.reps, n)) for e, n in zip(entries, sized(lo), strict=True))
 
 
 def pilot_fits(plan: Plan, chosen: design.Design | None) -> tuple[float, str | None]:

@@ -156,6 +156,7 @@ class PlanEntry:
     warmup: int
     reps: int  # fresh timed processes
     instructions: bool = False  # and one instruction count (after them): rep `reps`
+    pilot: int | None = None  # its rounds in the pilot, once a second stage grew the plan
 
     @property
     def processes(self) -> int:
@@ -169,6 +170,7 @@ class PlanEntry:
             "warmup": self.warmup,
             "reps": self.reps,
             "instructions": self.instructions,
+            **({"pilot": self.pilot} if self.pilot is not None else {}),
         }
 
     @staticmethod
@@ -180,6 +182,7 @@ class PlanEntry:
             d["warmup"],
             d["reps"],
             d.get("instructions", False),
+            d.get("pilot"),
         )
 
 

@@ -339,7 +339,9 @@ def _verdict_options(threshold: float):
     "--budget",
     type=click.FloatRange(min=1.0),
     metavar="SECONDS",
-    help="With --until: the seconds the run may take; the second stage is sized to fit.",
+    help="With --until: the seconds the run may take. The pilot takes at most 60%% of it "
+    "by the design's costs (cells costly for their noise get 4-6 rounds), the second stage "
+    "what is left.",
 )
 @click.option(
     "--layouts",
@@ -514,9 +516,11 @@ def run(
             if warning:
                 console.print(f"warning: {warning}", highlight=False)
             elif plan.budget and pilot == pilot:
+                fewer = sum(e.reps < (req.reps or adaptive.PILOT) for e in plan.entries)
                 console.print(
                     f"the pilot: about {pilot:.0f} s of the {plan.budget:.0f} s budget, by the "
-                    "design's costs (docs/data/design.json)",
+                    "design's costs (docs/data/design.json)"
+                    + (f"; {fewer} cells get fewer rounds to fit it" if fewer else ""),
                     highlight=False,
                 )
         store = _open_store(db, write=True)

@@ -207,6 +207,9 @@ def plan(req: Request, names: list[str]) -> Plan:
         designed=req.designed,
     )
     limit = the_plan.memory_limit if req.memory_limit is None else req.memory_limit or None
+    if req.until is not None and req.budget and req.designed and req.profile == DEFAULT_PROFILE:
+        pilot = adaptive.size_pilot(the_plan.entries, design.load(), req.budget)
+        the_plan = replace(the_plan, entries=pilot)
     return replace(
         the_plan,
         until=req.until,

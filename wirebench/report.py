@@ -223,9 +223,15 @@ def _repetition_line(rep: Report) -> list[str]:
     line = f"processes per cell: {low}" + (f"-{high}" if high > low else "")
     if plan.until:
         budget = f" within {plan.budget:.0f} s" if plan.budget else ""
-        more = sum(r > low for r in reps)
+        # Each cell's own pilot (size_pilot); a run stored before entries kept theirs had
+        # one pilot for all, its fewest processes.
+        sized = [e for e in plan.entries if e.reps and e.pilot is not None]
+        pilots = [e.pilot for e in sized] or [low]
+        more = sum(e.reps > e.pilot for e in sized) if sized else sum(r > low for r in reps)
+        p_low, p_high = min(pilots), max(pilots)
+        rounds = f"{p_low}" + (f"-{p_high}" if p_high > p_low else "")
         line += (
-            f" (adaptive: a pilot of {low} rounds, then a second stage sized from its "
+            f" (adaptive: a pilot of {rounds} rounds, then a second stage sized from its "
             f"variance gave {more} cells more, for headline ratios wider than "
             f"±{plan.until:.0%}{budget})"
         )
