@@ -5,9 +5,10 @@ stored one did, and every claim's verdict is computed."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from wirebench import archive, claims, model, publish, report
+from wirebench import archive, claims, model, publish, report, stats
 from wirebench.cells import Cell
 from wirebench.store import Store
 
@@ -104,17 +105,65 @@ A, B = "rpc/eval/rust/capnp mode=bytes", "rpc/eval/cpp/capnp mode=bytes"
 @pytest.mark.parametrize(
     ("kind", "verdict"),
     [
-        ({"figure": 1.1}, claims.REPRODUCED),
-        ({"figure": 1.16}, claims.REPRODUCED),  # within the seed figure's band of 1.05
-        ({"figure": 1.0}, claims.CONTRADICTED),
+        ({"figure": 1.1}, claims.REPRODUCED),  # our interval inside the figure's band
+        ({"figure": 1.16}, claims.UNRESOLVED),  # across its edge
+        ({"figure": 1.0}, claims.WRONG_SIZE),  # outside a band that holds 1
+        ({"figure": 1.3}, claims.WRONG_SIZE),  # outside, on the same side of 1
+        ({"figure": 0.8}, claims.WRONG_DIRECTION),  # outside, on the other side of 1
         ({"direction": ">"}, claims.REPRODUCED),
-        ({"direction": "<"}, claims.CONTRADICTED),
+        ({"direction": "<"}, claims.WRONG_DIRECTION),
     ],
 )
 def test_a_verdict_is_computed_from_the_interval(kind, verdict):
     v = claims.judge(claims.Claim("001", "x", "r", a=A, b=B, **kind), RESULTS)
     assert v.verdict == verdict
     assert v.ours.startswith("1.10 [") and v.differs == "driver"
+
+
+def test_a_figures_band_is_one_runs_scatter_and_at_least_its_rounding():
+    """A figure from one run stands for every truth one run could have come from: the
+    band widens with the pair's scatter per round, and is never narrower than ±5%."""
+    quiet = claims.Claim("001", "x", "r", a=A, b=B, figure=1.1)
+    low, high = claims.band(quiet, np.array([0.09, 0.1, 0.095, 0.1]))
+    assert (low, high) == pytest.approx((1.1 / 1.05, 1.1 * 1.05))
+    rounds = np.log([1.0, 1.3, 0.9, 1.2, 1.1, 0.95])
+    low, high = claims.band(quiet, rounds)
+    half = stats.one_round_range(rounds)
+    assert half > np.log(1.05)
+    assert (low, high) == pytest.approx((1.1 * np.exp(-half), 1.1 * np.exp(half)))
+    # The same 1.10 [1.09-1.11] against a figure of 1.3: contradicted where the pair is
+    # steady, not resolved where one run of it scatters as far as 1.3.
+    noisy = [
+        _cell("rust", 110.0, 0.12, "q"),
+        _cell("cpp", 100.0, 0.12, "p"),
+    ]
+    c = claims.Claim("001", "x", "r", a=A, b=B, figure=1.3)
+    assert claims.judge(c, RESULTS).verdict == claims.WRONG_SIZE
+    assert claims.judge(c, noisy).verdict in (claims.UNRESOLVED, claims.REPRODUCED)
+    assert claims.judge(c, noisy).within
+
+
+def test_a_relative_claim_is_a_ratio_of_ratios_paired_in_the_run():
+    """(a/b) / (c/d): Rust 1.21x C++ over a pipe against 1.1x in bytes mode is 1.1."""
+    pipe = [
+        _cell("rust", 121.0, 0.01, "p", mode="pipe"),
+        _cell("cpp", 100.0, 0.01, "q", mode="pipe"),
+    ]
+    c = claims.Claim(
+        "001",
+        "Rust's relative performance degrades when it does I/O",
+        "r",
+        a="rpc/eval/rust/capnp mode=pipe",
+        b="rpc/eval/cpp/capnp mode=pipe",
+        c=A,
+        d=B,
+        direction=">",
+    )
+    v = claims.judge(c, RESULTS + pipe)
+    assert v.verdict == claims.REPRODUCED
+    assert v.ours.startswith("1.10 [") and v.ours != "1.10 [1.10-1.10]"
+    assert "against mode" in v.differs
+    assert claims.cell_patterns([c]) == [c.a, c.b, c.c, c.d]
 
 
 def test_a_direction_whose_interval_holds_one_is_not_resolved():

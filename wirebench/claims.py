@@ -5,37 +5,46 @@ A claim names what it compares and the seed's figure:
 - `a` and `b`: two cells of one run, each a pattern `suite/case/lang/lib param=value ...`
   that must match exactly one cell (parameters left out take any value, but only one cell
   may match; twins and non-stock builds match only when asked for);
+- optionally `c` and `d`: two more, for a relative statement ("Rust's relative
+  performance degrades when it does I/O"): the claim is then about (a/b) / (c/d), paired
+  within the run (stats.paired_ratio_of_ratios);
 - `figure`: the seed's a/b of `metric` (time: a's time over b's; with `throughput = true`
   the seed's MB/s of a over b's, which we compute from our time ratio and the two cells'
   encoding sizes), or
 - `direction`: "<" (a takes less) or ">" (more) where the seed gives no number, or
-- `value` with `tolerance`: one cell's figure (a size) against the seed's, or
+- `value` with `tolerance`: one cell's figure (a size, exact) against the seed's, or
 - `unmeasurable`: why this run cannot test it (a compiler Debian lacks, an API gone).
 
-The verdict is computed, never written: *reproduced* when our 95% interval of the paired
-ratio meets the seed's figure give or take a factor of 1.05 (`band`: a seed's figure
-comes from one run without an interval, rounded; ours may be far narrower), or lies
-wholly on the claimed side of 1;
-*contradicted* when it does not (or lies wholly on the other side), printed with the
-interval; *not resolved* when a direction's interval holds 1; *cannot be measured here*
-with the claim's reason.
+The verdict is computed, never written, from our 95% interval of the paired ratio:
+
+- a figure is one run's, without an interval: it stands for any truth within the
+  scatter one run of that pair shows, its *band*: the figure times or divided by our own
+  single-round 95% prediction range (stats.one_round_range), and never less than
+  `band` (0.05: the seed's rounding). *Reproduced* when our interval lies inside the
+  band; *contradicted* when it lies wholly outside: *in direction* when the band lies
+  wholly on one side of 1 and our interval on the other, *in size* otherwise; *not
+  resolved* when it crosses an edge of the band;
+- a direction: *reproduced* when the interval lies wholly on the claimed side of 1,
+  *contradicted in direction* when wholly on the other, *not resolved* when it holds 1;
+- a value (exact: sizes): *reproduced* within `tolerance`, else *contradicted in size*;
+- *cannot be measured here* with the claim's reason.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import model, registry, stats
 
-REPRODUCED, CONTRADICTED, UNRESOLVED, UNMEASURABLE = (
-    "reproduced",
-    "contradicted",
-    "not resolved",
-    "cannot be measured here",
-)
-VERDICTS = (REPRODUCED, CONTRADICTED, UNRESOLVED, UNMEASURABLE)
+REPRODUCED = "reproduced"
+WRONG_DIRECTION = "contradicted: direction"
+WRONG_SIZE = "contradicted: size"
+UNRESOLVED = "not resolved"
+UNMEASURABLE = "cannot be measured here"
+VERDICTS = (REPRODUCED, WRONG_DIRECTION, WRONG_SIZE, UNRESOLVED, UNMEASURABLE)
 
 
 class ClaimError(ValueError):
@@ -49,13 +58,15 @@ class Claim:
     run: str  # the published run that judges it (docs/data/RUN.json.gz)
     a: str | None = None
     b: str | None = None
+    c: str | None = None  # with d: the claim is about (a/b) / (c/d)
+    d: str | None = None
     metric: str = "time"
     figure: float | None = None
     direction: str | None = None
     throughput: bool = False
     value: float | None = None
     tolerance: float = 0.1
-    band: float = 0.05  # a figure's own uncertainty: it is reproduced within a factor 1.05
+    band: float = 0.05  # the least band about a figure: its rounding
     unmeasurable: str | None = None
     note: str | None = None  # what a reader should know to read the verdict
 
@@ -66,6 +77,7 @@ class Verdict:
     verdict: str
     ours: str  # our figure with its interval, as printed
     differs: str = ""  # what a and b differ in: the subject of the comparison
+    within: str = ""  # a figure's band, as printed
 
 
 def load(path: Path) -> list[Claim]:
@@ -87,6 +99,11 @@ def load(path: Path) -> list[Claim]:
             )
         if (c.figure is not None or c.direction is not None) and c.b is None:
             raise ClaimError(f"{path}: claim {i} ({c.says!r}) compares: it needs `b`")
+        if (c.c is None) != (c.d is None) or (c.c and (c.value is not None or c.throughput)):
+            raise ClaimError(
+                f"{path}: claim {i} ({c.says!r}): `c` and `d` come together, for a figure or "
+                "direction of (a/b) / (c/d) in time"
+            )
         if c.direction not in (None, "<", ">"):
             raise ClaimError(f"{path}: claim {i}: direction is '<' or '>', not {c.direction!r}")
         claims.append(c)
@@ -116,7 +133,7 @@ def matches(cell, pattern: str) -> bool:
 
 def cell_patterns(claims: list[Claim]) -> list[str]:
     """The cells the claims compare: what `wirebench run --claims` runs."""
-    return [p for c in claims if c.unmeasurable is None for p in (c.a, c.b) if p]
+    return [p for c in claims if c.unmeasurable is None for p in (c.a, c.b, c.c, c.d) if p]
 
 
 def find(results: list[model.CellResult], pattern: str) -> model.CellResult:
@@ -150,37 +167,69 @@ def comparable(a, b) -> str:
 def judge(claim: Claim, results: list[model.CellResult]) -> Verdict:
     if claim.unmeasurable:
         return Verdict(claim, UNMEASURABLE, claim.unmeasurable)
-    a = find(results, claim.a)
-    if not a.ok:
-        return Verdict(claim, UNMEASURABLE, f"{a.cell.key} failed in this run: {a.error}")
+    cells = [find(results, p) for p in (claim.a, claim.b, claim.c, claim.d) if p]
+    failed = [r for r in cells if not r.ok]
+    if failed:
+        r = failed[0]
+        return Verdict(claim, UNMEASURABLE, f"{r.cell.key} failed in this run: {r.error}")
     if claim.value is not None:
-        ours = a.summary(claim.metric).median
+        ours = cells[0].summary(claim.metric).median
         ok = abs(ours / claim.value - 1) <= claim.tolerance
-        return Verdict(claim, REPRODUCED if ok else CONTRADICTED, model.fmt_bytes(ours))
-    b = find(results, claim.b)
-    if not b.ok:
-        return Verdict(claim, UNMEASURABLE, f"{b.cell.key} failed in this run: {b.error}")
+        return Verdict(claim, REPRODUCED if ok else WRONG_SIZE, model.fmt_bytes(ours))
+    a, b = cells[0], cells[1]
     differs = comparable(a.cell, b.cell)
-    q = model.ratio(a.metric(claim.metric), b.metric(claim.metric))
+    m = [r.metric(claim.metric) for r in cells]
+    if len(cells) == 4:
+        comparable(cells[2].cell, cells[3].cell)
+        log, rounds = stats.paired_ratio_of_ratios(
+            (m[0].rounds, m[1].rounds),
+            (m[2].rounds, m[3].rounds),
+            m[0].pilot,
+            tuple(x.layouts for x in m),
+        )
+        q = log.ratio()[0]
+        differs = f"{differs}; against {comparable(cells[2].cell, a.cell)}"
+    else:
+        q = model.ratio(m[0], m[1])
+        rounds = stats.round_logs(m[0].rounds, m[1].rounds)
     if claim.throughput:  # MB/s a over b = (size a / time a) / (size b / time b)
         sizes = a.summary("size").median / b.summary("size").median
         q = stats.Ratio(sizes / q.value, sizes / q.high, sizes / q.low, q.paired)
-    text = q.text()
     if not q.has_interval:
-        verdict = UNRESOLVED
-    elif claim.figure is not None:
-        near = claim.figure / (1 + claim.band), claim.figure * (1 + claim.band)
-        verdict = REPRODUCED if q.low <= near[1] and near[0] <= q.high else CONTRADICTED
-    elif q.low <= 1 <= q.high:
-        verdict = UNRESOLVED
-    else:
-        verdict = REPRODUCED if (q.high < 1) == (claim.direction == "<") else CONTRADICTED
-    return Verdict(claim, verdict, text, differs)
+        return Verdict(claim, UNRESOLVED, q.text(), differs)
+    if claim.figure is None:
+        if q.low <= 1 <= q.high:
+            verdict = UNRESOLVED
+        else:
+            verdict = REPRODUCED if (q.high < 1) == (claim.direction == "<") else WRONG_DIRECTION
+        return Verdict(claim, verdict, q.text(), differs)
+    low, high = band(claim, rounds)
+    return Verdict(claim, figure_verdict(low, high, q), q.text(), differs, f"{low:.2f}-{high:.2f}")
+
+
+def band(claim: Claim, rounds) -> tuple[float, float]:
+    """The truths a single-run figure stands for: the figure times or divided by the
+    larger of one round's 95% prediction range and the figure's rounding."""
+    spread = stats.one_round_range(rounds)
+    half = max(math.log1p(claim.band), spread if math.isfinite(spread) else 0.0)
+    return claim.figure * math.exp(-half), claim.figure * math.exp(half)
+
+
+def figure_verdict(low: float, high: float, q: stats.Ratio) -> str:
+    """Our interval against a figure's band [low, high]."""
+    if low <= q.low and q.high <= high:
+        return REPRODUCED
+    if low <= q.high and q.low <= high:
+        return UNRESOLVED
+    band_side, our_side = (high < 1) - (low > 1), (q.high < 1) - (q.low > 1)
+    return WRONG_DIRECTION if band_side and our_side and band_side != our_side else WRONG_SIZE
 
 
 def seed_figure(c: Claim) -> str:
     if c.figure is not None:
         return f"{c.figure:.3g}" + (" (MB/s)" if c.throughput else "")
+    if c.direction is not None and c.c:
+        return "a/b below c/d" if c.direction == "<" else "a/b above c/d"
     if c.direction is not None:
         return "a faster" if c.direction == "<" else "a slower"
     if c.value is not None:

@@ -444,6 +444,49 @@ def paired_ratio(
     return _paired_log(a, b, pilot, layouts).ratio()[0]
 
 
+def paired_ratio_of_ratios(
+    num: tuple[dict[int, list[float]], dict[int, list[float]]],
+    den: tuple[dict[int, list[float]], dict[int, list[float]]],
+    pilot: int | None = None,
+    layouts: tuple[Layouts, ...] | None = None,
+) -> tuple[LogRatio, np.ndarray]:
+    """(A/B) / (C/D) of four cells of ONE run: how much a ratio moves between two
+    settings ("Rust's relative performance degrades when it does I/O"), paired by round
+    as paired_ratio is, over the rounds all four ran; `layouts`: the four cells'. Returns
+    the log ratio and its per-round values (for one_round_range)."""
+    ra, va = _round_values(*num, "a ratio of ratios")
+    rc, vc = _round_values(*den, "a ratio of ratios")
+    common = sorted(set(ra) & set(rc))
+    if not common:
+        raise ValueError("a ratio of ratios needs rounds that all four cells ran")
+    ia, ic = ({r: i for i, r in enumerate(rs)} for rs in (ra, rc))
+    values = np.array([va[ia[r]] - vc[ic[r]] for r in common])
+    cluster_of = round_clusters([common], [layouts] if layouts else None)
+    d, present = values[None, :], np.ones((1, len(common)), dtype=bool)
+    cluster = np.array([cluster_of[r] for r in common], dtype=int)
+    value, se, df = clustered_mean(d, present, cluster, pilot)
+    return LogRatio(float(value), float(se), df, True), values
+
+
+def round_logs(a: dict[int, list[float]], b: dict[int, list[float]]) -> np.ndarray:
+    """log(A/B) of each round both cells ran (paired_ratio's values, for one_round_range)."""
+    return _round_values(a, b, "a paired ratio")[1]
+
+
+def one_round_range(values: np.ndarray) -> float:
+    """The half-width, in logs, of the 95% prediction interval of ONE more round's value,
+    from these rounds' values: t(0.975, n - 1) s sqrt(1 + 1/n). How far one run of the
+    pair could land from the truth here: the scatter a single-run figure (a seed's) has
+    at least. NaN from fewer than 2 rounds."""
+    from scipy.stats import t
+
+    n = len(values)
+    if n < 2:
+        return NAN
+    s = float(np.std(values, ddof=1))
+    return float(t.ppf(1 - (1 - CONFIDENCE) / 2, n - 1) * s * math.sqrt(1 + 1 / n))
+
+
 def _too_few_shared(a: dict[int, list[float]], b: dict[int, list[float]]) -> bool:
     """Whether two cells share fewer rounds than pairing needs: none, or one where both
     have more."""
