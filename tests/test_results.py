@@ -126,7 +126,7 @@ def test_a_figures_band_is_one_runs_scatter_and_at_least_its_rounding():
     quiet = claims.Claim("001", "x", "r", a=A, b=B, figure=1.1)
     low, high = claims.band(quiet, np.array([0.09, 0.1, 0.095, 0.1]))
     assert (low, high) == pytest.approx((1.1 / 1.05, 1.1 * 1.05))
-    rounds = np.log([1.0, 1.3, 0.9, 1.2, 1.1, 0.95])
+    rounds = np.log([1.0, 1.1, 0.95, 1.08, 1.03, 0.97])
     low, high = claims.band(quiet, rounds)
     half = stats.one_round_range(rounds)
     assert half > np.log(1.05)
@@ -141,6 +141,9 @@ def test_a_figures_band_is_one_runs_scatter_and_at_least_its_rounding():
     assert claims.judge(c, RESULTS).verdict == claims.WRONG_SIZE
     assert claims.judge(c, noisy).verdict in (claims.UNRESOLVED, claims.REPRODUCED)
     assert claims.judge(c, noisy).within
+    # However far one round scatters, a figure stands for a factor of 1.25 at most.
+    wild = np.log([1.0, 3.0, 0.4, 2.0, 0.5, 1.5])
+    assert claims.band(quiet, wild) == pytest.approx((1.1 / 1.25, 1.1 * 1.25))
 
 
 def test_a_relative_claim_is_a_ratio_of_ratios_paired_in_the_run():

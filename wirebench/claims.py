@@ -207,11 +207,20 @@ def judge(claim: Claim, results: list[model.CellResult]) -> Verdict:
     return Verdict(claim, figure_verdict(low, high, q), q.text(), differs, f"{low:.2f}-{high:.2f}")
 
 
+# The widest band a figure gets: one round here can scatter 3x (readbytes, a host whose
+# neighbour slows a process 1.7x at times), which the seeds' long single runs on their own
+# machines did not; a band that wide would call a figure reproduced by a ratio half or
+# twice its size, which no careful reader would.
+MAX_BAND = 0.25
+
+
 def band(claim: Claim, rounds) -> tuple[float, float]:
-    """The truths a single-run figure stands for: the figure times or divided by the
-    larger of one round's 95% prediction range and the figure's rounding."""
+    """The truths a single-run figure stands for: the figure times or divided by one
+    round's 95% prediction range here, at least the figure's rounding and at most
+    MAX_BAND."""
     spread = stats.one_round_range(rounds)
-    half = max(math.log1p(claim.band), spread if math.isfinite(spread) else 0.0)
+    spread = min(spread, math.log1p(MAX_BAND)) if math.isfinite(spread) else 0.0
+    half = max(math.log1p(claim.band), spread)
     return claim.figure * math.exp(-half), claim.figure * math.exp(half)
 
 
