@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wirebench import archive, claims, model, publish, report, stats
+from wirebench import archive, claims, env, model, publish, report, stats
 from wirebench.cells import Cell
 from wirebench.store import Store
 
@@ -58,6 +58,28 @@ def test_publishing_refuses_an_unfinished_run_and_a_bad_name(run, tmp_path):
     store.db.execute("UPDATE runs SET status = 'interrupted'")
     with pytest.raises(publish.PublishError, match="interrupted: publish a complete run"):
         publish.publish(store, 1, "x", tmp_path)
+
+
+def test_publishing_refuses_a_run_of_uncommitted_code_unless_told(run, tmp_path):
+    assert run("run", "--lib", "good", "--iters", "3", "--repeat", "1").exit_code == 0
+    store = Store(tmp_path / "w.db")
+    prov = json.loads(store.run(1)["provenance"])
+    prov["git"] = {"revision": "0" * 40, "dirty": True}
+    store.db.execute("UPDATE runs SET provenance = ?", (json.dumps(prov),))
+    with pytest.raises(publish.PublishError, match="uncommitted changes .*--allow-dirty"):
+        publish.publish(store, 1, "x", tmp_path)
+    assert not (tmp_path / "x.json.gz").exists()
+    path, _ = publish.publish(store, 1, "x", tmp_path, allow_dirty=True)
+    assert path.exists()
+    # Its revision is in no history here: the page says so rather than guess.
+    pub = publish.Published(tmp_path)
+    assert "not in this clone's history" in pub.run("x")["drivers"]
+
+
+def test_a_published_runs_drivers_are_compared_with_the_checkouts():
+    head = env.git_state()["revision"]
+    assert env.drivers_changed_since(head) is not None
+    assert env.drivers_changed_since("f" * 40) is None
 
 
 def test_run_claims_runs_exactly_the_cells_the_claims_compare(run, tmp_path):

@@ -999,13 +999,18 @@ def site_cmd(out_dir, by, db) -> None:
     required=True,
     help="The name docs/results.md.j2 calls the run by (docs/data/NAME.json.gz).",
 )
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Publish a run of a tree with uncommitted changes (refused otherwise).",
+)
 @_db_option
-def publish_cmd(run_id, name, db) -> None:
+def publish_cmd(run_id, name, allow_dirty, db) -> None:
     """Archives a complete run in docs/data/ for the documents made from it (then run
     `wirebench results`): its cells, processes and metrics, uid, revision and command."""
     store = _open_store(db, must_exist=True)
     try:
-        path, uid = publish.publish(store, run_id, name)
+        path, uid = publish.publish(store, run_id, name, allow_dirty=allow_dirty)
     except publish.PublishError as e:
         _fail(str(e))
     console.print(f"run {run_id} ({uid}) published as {name}: {path}", highlight=False)

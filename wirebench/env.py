@@ -66,6 +66,21 @@ def git_state() -> dict:
     }
 
 
+# What a driver is made of: a published run's drivers are the checkout's when none of
+# these differs from the run's revision.
+DRIVER_CODE = ("drivers", "schemas")
+
+
+def drivers_changed_since(revision: str) -> list[str] | None:
+    """The files of the drivers' code (DRIVER_CODE) that differ between `revision` and
+    the checkout as it is; None: the revision is not in this clone's history."""
+    if _git("cat-file", "-e", f"{revision}^{{commit}}") is None:
+        return None
+    present = [d for d in DRIVER_CODE if (paths.ROOT / d).exists()]
+    out = _git("diff", "--name-only", revision, "--", *present)
+    return None if out is None else [line for line in out.splitlines() if line]
+
+
 def provenance(builds: list[tuple[str, str]], suites=(), variants=()) -> dict:
     """The run's machine and code: the drivers' identities and library versions, each
     build profile's flags as the registration states them and as the driver reports, how

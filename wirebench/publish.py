@@ -27,7 +27,7 @@ import functools
 import json
 from pathlib import Path
 
-from . import ab, archive, claims, compare, model, report
+from . import ab, archive, claims, compare, env, model, report
 from .paths import DOCS
 
 DATA = DOCS / "data"
@@ -42,9 +42,13 @@ class PublishError(ValueError):
     pass
 
 
-def publish(store, run_id: int, name: str, data: Path = DATA) -> tuple[Path, str]:
+def publish(
+    store, run_id: int, name: str, data: Path = DATA, allow_dirty: bool = False
+) -> tuple[Path, str]:
     """Archives the run as data/NAME.json.gz, the one it replaces as NAME-before (the
-    results compare them); returns the file and the run's uid."""
+    results compare them); returns the file and the run's uid. A run of a tree with
+    uncommitted changes is refused unless `allow_dirty`: nobody could rebuild what it
+    measured."""
     if not name.replace("-", "").isalnum():
         raise PublishError(f"a published run's name is letters, digits and '-', not {name!r}")
     run = store.run(run_id)
@@ -52,6 +56,13 @@ def publish(store, run_id: int, name: str, data: Path = DATA) -> tuple[Path, str
         raise PublishError(f"no run {run_id} in {store.name}")
     if run["status"] != "complete":
         raise PublishError(f"run {run_id} is {run['status']}: publish a complete run")
+    git = (json.loads(run["provenance"] or "{}") or {}).get("git") or {}
+    if git.get("dirty") and not allow_dirty:
+        raise PublishError(
+            f"run {run_id} measured a tree with uncommitted changes (revision "
+            f"{(git.get('revision') or 'unknown')[:12]}): nobody can rebuild what it "
+            "measured; rerun it from a clean tree, or publish it anyway with --allow-dirty"
+        )
     path = data / f"{name}.json.gz"
     if path.exists() and not name.endswith("-before"):  # the document compares the two
         path.replace(data / f"{name}-before.json.gz")
@@ -107,12 +118,25 @@ class Published:
     def run(self, name: str) -> dict:
         rep = self.report(name)
         git = rep.provenance.get("git") or {}
+        revision = git.get("revision")
+        changed = env.drivers_changed_since(revision) if revision else None
+        if changed is None:
+            drivers = "unknown (its revision is not in this clone's history)"
+        elif git.get("dirty"):
+            drivers = f"uncommitted changes then; {len(changed)} files differ from it now"
+        else:
+            drivers = (
+                "the checkout's"
+                if not changed
+                else f"{len(changed)} files differ from the checkout's"
+            )
         return {
             "name": name,
             "uid": rep.run["uid"],
             "revision": (git.get("revision") or "unknown")[:12]
             + (" (dirty)" if git.get("dirty") else ""),
             "host": rep.provenance.get("host"),
+            "drivers": drivers,  # its drivers' code against the checkout's (env.DRIVER_CODE)
             "started": rep.run["started"],
             "finished": rep.run["finished"],
             "command": rep.run["command"],
