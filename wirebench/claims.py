@@ -69,6 +69,9 @@ class Claim:
     band: float = 0.05  # the least band about a figure: its rounding
     unmeasurable: str | None = None
     note: str | None = None  # what a reader should know to read the verdict
+    # Why this one is shown beside the seed's claim rather than counted as it: the same
+    # statement judged on a setup of ours the seed did not run.
+    beside: str | None = None
 
 
 @dataclass(frozen=True)
