@@ -71,15 +71,33 @@ def test_publishing_refuses_a_run_of_uncommitted_code_unless_told(run, tmp_path)
     assert not (tmp_path / "x.json.gz").exists()
     path, _ = publish.publish(store, 1, "x", tmp_path, allow_dirty=True)
     assert path.exists()
-    # Its revision is in no history here: the page says so rather than guess.
     pub = publish.Published(tmp_path)
-    assert "not in this clone's history" in pub.run("x")["drivers"]
+    assert pub.run("x")["drivers"] == "uncommitted changes when it ran"
 
 
-def test_a_published_runs_drivers_are_compared_with_the_checkouts():
-    head = env.git_state()["revision"]
-    assert env.drivers_changed_since(head) is not None
-    assert env.drivers_changed_since("f" * 40) is None
+def test_publishing_records_the_drivers_code_and_republishing_keeps_the_run_before(run, tmp_path):
+    """The page says whether a run's drivers are the checkout's from the trees recorded at
+    publishing (a clone without the run's history can still say it); publishing the same
+    run again does not make it its own `-before`."""
+    for _ in range(2):
+        assert run("run", "--lib", "good", "--iters", "3", "--repeat", "1").exit_code == 0
+    store = Store(tmp_path / "w.db")
+    for run_id in (1, 2):
+        prov = json.loads(store.run(run_id)["provenance"])
+        prov["git"] = {"revision": env.git_state()["revision"], "dirty": False}
+        store.db.execute("UPDATE runs SET provenance = ? WHERE id = ?", (json.dumps(prov), run_id))
+    publish.publish(store, 1, "x", tmp_path)
+    publish.publish(store, 1, "x", tmp_path)
+    assert not (tmp_path / "x-before.json.gz").exists()
+    publish.publish(store, 2, "x", tmp_path)
+    assert archive.uid(tmp_path / "x-before.json.gz") == store.run(1)["uid"]
+    pub = publish.Published(tmp_path)
+    assert pub.run("x")["drivers"] == "the checkout's"
+
+
+def test_the_drivers_code_is_named_by_its_trees():
+    assert env.code_tree() is not None and env.code_tree().count("+") == 1
+    assert env.code_tree("f" * 40) is None
 
 
 def test_run_claims_runs_exactly_the_cells_the_claims_compare(run, tmp_path):

@@ -18,9 +18,16 @@ FORMAT = 1
 TABLES = ("cells", "processes", "metrics")
 
 
-def write(store: Store, run_id: int, path: Path) -> str:
-    """The run `run_id` of `store` into `path`; returns the run's uid."""
+def write(store: Store, run_id: int, path: Path, code_tree: str | None = None) -> str:
+    """The run `run_id` of `store` into `path`; returns the run's uid. `code_tree`: the
+    drivers' code at the run's revision (env.code_tree), kept in its provenance's git
+    entry, so that a document can say whether the measured drivers are the checkout's
+    without the revision's history."""
     run = dict(store.run(run_id))
+    if code_tree:
+        prov = json.loads(run["provenance"] or "{}")
+        prov.setdefault("git", {})["code_tree"] = code_tree
+        run["provenance"] = json.dumps(prov, sort_keys=True)
     data = {"format": FORMAT, "run": {k: v for k, v in run.items() if k != "id"}}
     for table in TABLES:
         rows = store.db.execute(
@@ -41,14 +48,24 @@ class ArchiveError(ValueError):
     pass
 
 
-def read(path: Path) -> tuple[Store, int]:
-    """A store (a temporary SQLite file) holding the archived run, and the run's id."""
+def _load(path: Path) -> dict:
     try:
         data = json.loads(gzip.decompress(Path(path).read_bytes()))
     except (OSError, ValueError) as e:
         raise ArchiveError(f"{path}: not a wirebench run archive ({e})") from None
     if data.get("format") != FORMAT:
         raise ArchiveError(f"{path}: archive format {data.get('format')!r}, expected {FORMAT}")
+    return data
+
+
+def uid(path: Path) -> str:
+    """The uid of the run archived in `path`."""
+    return _load(path)["run"]["uid"]
+
+
+def read(path: Path) -> tuple[Store, int]:
+    """A store (a temporary SQLite file) holding the archived run, and the run's id."""
+    data = _load(path)
     where = tempfile.TemporaryDirectory(prefix="wirebench-archive-")
     store = Store(Path(where.name) / "run.db")
     store.scratch = where  # removed with the store

@@ -66,19 +66,16 @@ def git_state() -> dict:
     }
 
 
-# What a driver is made of: a published run's drivers are the checkout's when none of
-# these differs from the run's revision.
+# What a driver is made of: a published run's drivers are the checkout's when these trees
+# are the same at its revision as at HEAD.
 DRIVER_CODE = ("drivers", "schemas")
 
 
-def drivers_changed_since(revision: str) -> list[str] | None:
-    """The files of the drivers' code (DRIVER_CODE) that differ between `revision` and
-    the checkout as it is; None: the revision is not in this clone's history."""
-    if _git("cat-file", "-e", f"{revision}^{{commit}}") is None:
-        return None
-    present = [d for d in DRIVER_CODE if (paths.ROOT / d).exists()]
-    out = _git("diff", "--name-only", revision, "--", *present)
-    return None if out is None else [line for line in out.splitlines() if line]
+def code_tree(revision: str = "HEAD") -> str | None:
+    """The git tree ids of the drivers' code (DRIVER_CODE) at `revision`, as one string;
+    None where git cannot say (the revision not in this clone, no git)."""
+    trees = [_git("rev-parse", f"{revision}:{d}") for d in DRIVER_CODE]
+    return None if None in trees else "+".join(trees)
 
 
 def provenance(builds: list[tuple[str, str]], suites=(), variants=()) -> dict:

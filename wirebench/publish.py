@@ -64,9 +64,11 @@ def publish(
             "measured; rerun it from a clean tree, or publish it anyway with --allow-dirty"
         )
     path = data / f"{name}.json.gz"
-    if path.exists() and not name.endswith("-before"):  # the document compares the two
-        path.replace(data / f"{name}-before.json.gz")
-    return path, archive.write(store, run_id, path)
+    republished = path.exists() and archive.uid(path) == run["uid"]
+    if path.exists() and not republished and not name.endswith("-before"):
+        path.replace(data / f"{name}-before.json.gz")  # the document compares the two
+    tree = env.code_tree(git["revision"]) if git.get("revision") else None
+    return path, archive.write(store, run_id, path, tree)
 
 
 def _md_table(t: model.Table) -> str:
@@ -118,18 +120,15 @@ class Published:
     def run(self, name: str) -> dict:
         rep = self.report(name)
         git = rep.provenance.get("git") or {}
-        revision = git.get("revision")
-        changed = env.drivers_changed_since(revision) if revision else None
-        if changed is None:
-            drivers = "unknown (its revision is not in this clone's history)"
-        elif git.get("dirty"):
-            drivers = f"uncommitted changes then; {len(changed)} files differ from it now"
+        tree = git.get("code_tree")
+        if git.get("dirty"):
+            drivers = "uncommitted changes when it ran"
+        elif not tree:
+            drivers = "not recorded (published before wirebench recorded it)"
+        elif tree == env.code_tree():
+            drivers = "the checkout's"
         else:
-            drivers = (
-                "the checkout's"
-                if not changed
-                else f"{len(changed)} files differ from the checkout's"
-            )
+            drivers = "not the checkout's (drivers/ or schemas/ changed since)"
         return {
             "name": name,
             "uid": rep.run["uid"],
