@@ -161,7 +161,7 @@ def size_pilot(entries, chosen: design.Design | None, budget: float | None) -> t
             for e, w in zip(entries, weight, strict=True)
         ]
 
-    lo, hi = 0.0, max(e.reps for e in entries) / min(weight)
+    lo, hi = 0.0, max(e.reps for e in entries) / max(min(weight), 1e-9)
     for _ in range(60):  # the largest scale whose pilot fits
         mid = (lo + hi) / 2
         fits = sum(n * c for n, c in zip(sized(mid), cost, strict=True)) <= share

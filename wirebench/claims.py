@@ -19,11 +19,11 @@ The verdict is computed, never written, from our 95% interval of the paired rati
 
 - a figure is one run's, without an interval: it stands for any truth within the
   scatter one run of that pair shows, its *band*: the figure times or divided by our own
-  single-round 95% prediction range (stats.one_round_range), and never less than
-  `band` (0.05: the seed's rounding). *Reproduced* when our interval lies inside the
-  band; *contradicted* when it lies wholly outside: *in direction* when the band lies
-  wholly on one side of 1 and our interval on the other, *in size* otherwise; *not
-  resolved* when it crosses an edge of the band;
+  single-round 95% prediction range (stats.one_round_range), never less than `band`
+  (0.05: the seed's rounding) and never more than MAX_BAND. *Reproduced* when our
+  interval lies inside the band; *contradicted* when it lies wholly outside: *in
+  direction* when the band lies wholly on one side of 1 and our interval on the other,
+  *in size* otherwise; *not resolved* when it crosses an edge of the band;
 - a direction: *reproduced* when the interval lies wholly on the claimed side of 1,
   *contradicted in direction* when wholly on the other, *not resolved* when it holds 1;
 - a value (exact: sizes): *reproduced* within `tolerance`, else *contradicted in size*;
