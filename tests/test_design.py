@@ -20,7 +20,7 @@ from wirebench.store import Store
 from .conftest import REQUIRE_DRIVERS
 
 
-def level(**kw) -> design.Level:
+def level(driver: str = "cpp", **kw) -> design.Level:
     args = dict(
         cells=3,
         processes=24,
@@ -32,7 +32,7 @@ def level(**kw) -> design.Level:
         process_s=0.1,
         measured_samples=15,
     )
-    return design.choose("rpc", "cpp", **(args | kw))
+    return design.choose("rpc", driver, **(args | kw))
 
 
 def test_more_samples_where_a_process_costs_much_and_samples_spread():
@@ -132,8 +132,8 @@ def test_a_plan_reads_the_design_only_where_it_has_a_level(tmp_path, monkeypatch
 def test_a_budget_sizes_the_pilot_by_noise_over_the_root_of_cost():
     """Neyman's allocation: a costly, steady process (a JVM's) loses pilot rounds before a
     cheap, noisy one; never below MIN_PILOT; a roomy budget leaves the pilot whole."""
-    cheap = design.choose("rpc", "cpp", **{**_DIM, "between": 0.3, "process_s": 0.03})
-    dear = design.choose("rpc", "java", **{**_DIM, "between": 0.1, "process_s": 3.0})
+    cheap = level(between=0.3, process_s=0.03)
+    dear = level("java", between=0.1, process_s=3.0)
     chosen = design.Design("uid", {("rpc", "cpp"): cheap, ("rpc", "java"): dear})
     cells = [
         Cell.make("rpc", case, lang, "capnp", {"mode": "bytes", "reuse": "reuse"})
@@ -155,17 +155,6 @@ def test_a_budget_sizes_the_pilot_by_noise_over_the_root_of_cost():
     # A budget nothing fits: every cell at the floor, and the run is told (pilot_fits).
     floor = adaptive.size_pilot(entries, chosen, whole / 100)
     assert {e.reps for e in floor} == {adaptive.MIN_PILOT}
-
-
-_DIM = dict(
-    cells=3,
-    processes=24,
-    within=0.05,
-    layouts=0.0,
-    sample_s=0.01,
-    shortest_s=0.01,
-    measured_samples=15,
-)
 
 
 def _make_bench() -> tuple[list[str], float]:
